@@ -1,0 +1,52 @@
+# Facemouse: two commands on a fresh Debian/Ubuntu machine.
+#   make run   installs what is missing, builds in release mode and starts the app
+#   make test  installs what is missing and runs every test
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+# Build: OpenCV 4 (+ Haar cascades), clang for the OpenCV bindings, v4l/udev for cameras.
+# Run and test: X11/GL libraries for the window, Xvfb + xdotool + ImageMagick for the GUI tests.
+APT_PACKAGES := build-essential pkg-config clang libclang-dev libopencv-dev opencv-data \
+	libv4l-dev libudev-dev libx11-dev libxi-dev libxtst-dev libxkbcommon-dev libxkbcommon-x11-0 \
+	libxcursor1 libxrandr2 libgl1-mesa-dri libgl1-mesa-dev \
+	xvfb xdotool x11-utils imagemagick python3
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CARGO ?= cargo
+BIN := target/release/facemouse
+
+.PHONY: run test deps build bench clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing system packages:$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@command -v $(CARGO) >/dev/null || { echo "Rust is not installed: see https://rustup.rs, then run make again."; exit 1; }
+
+build: deps
+	$(CARGO) build --release
+
+run: build
+	$(BIN) $(ARGS)
+
+# Tests run against the release build (the vision code is too slow unoptimised).
+# A display is needed by the GUI and desktop tests: start Xvfb when there is none.
+test: deps
+	@if [ -z "$$DISPLAY" ]; then \
+		Xvfb :97 -screen 0 1280x800x24 -noreset -nolisten tcp >/dev/null 2>&1 & xvfb=$$!; \
+		export DISPLAY=:97; sleep 1; \
+		$(CARGO) test --release; status=$$?; kill $$xvfb 2>/dev/null; exit $$status; \
+	else \
+		$(CARGO) test --release; \
+	fi
+
+bench: deps
+	$(CARGO) bench
+
+clean:
+	$(CARGO) clean

@@ -1,0 +1,207 @@
+//! A webcam through `nokhwa`, chosen by index or by (part of) its name.
+
+use std::fmt;
+
+use nokhwa::pixel_format::RgbFormat;
+use nokhwa::utils::{ApiBackend, CameraFormat, CameraIndex, FrameFormat, RequestedFormat, RequestedFormatType, Resolution};
+use nokhwa::Camera;
+use opencv::core::{Mat, Scalar, CV_8UC3};
+use opencv::prelude::*;
+use std::time::Instant;
+
+use super::{CaptureError, Frame, FrameSource, ReadOutcome};
+
+/// The format every camera is asked for; [`CameraSource::actual`] says what it gave.
+pub const REQUESTED_WIDTH: u32 = 640;
+pub const REQUESTED_HEIGHT: u32 = 480;
+pub const REQUESTED_FPS: u32 = 30;
+
+/// How the user picked a camera.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CameraSelector {
+    Index(u32),
+    /// A case-insensitive substring of the camera's name.
+    Name(String),
+}
+
+impl CameraSelector {
+    /// Digits select by index, anything else by name.
+    #[must_use]
+    pub fn parse(s: &str) -> Self {
+        s.trim().parse::<u32>().map_or_else(|_| Self::Name(s.trim().to_string()), Self::Index)
+    }
+}
+
+impl fmt::Display for CameraSelector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Index(i) => write!(f, "{i}"),
+            Self::Name(n) => write!(f, "\"{n}\""),
+        }
+    }
+}
+
+/// A camera the system reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CameraEntry {
+    pub index: u32,
+    pub name: String,
+    pub description: String,
+}
+
+/// Lists the cameras. An empty list (no camera, or no video subsystem) is not an error.
+#[must_use]
+pub fn list_cameras() -> Vec<CameraEntry> {
+    let Ok(infos) = nokhwa::query(ApiBackend::Auto) else {
+        return Vec::new();
+    };
+    infos
+        .into_iter()
+        .filter_map(|info| match info.index() {
+            CameraIndex::Index(i) => Some(CameraEntry { index: *i, name: info.human_name(), description: info.description().to_string() }),
+            CameraIndex::String(_) => None,
+        })
+        .collect()
+}
+
+fn resolve(sel: &CameraSelector) -> Result<CameraEntry, CaptureError> {
+    let cams = list_cameras();
+    let listed = if cams.is_empty() {
+        "no camera is connected".to_string()
+    } else {
+        format!("found: {}", cams.iter().map(|c| format!("{} {}", c.index, c.name)).collect::<Vec<_>>().join(", "))
+    };
+    let found = match sel {
+        CameraSelector::Index(i) => cams.iter().find(|c| c.index == *i),
+        CameraSelector::Name(n) => {
+            let n = n.to_lowercase();
+            cams.iter().find(|c| c.name.to_lowercase().contains(&n))
+        }
+    };
+    found.cloned().ok_or_else(|| CaptureError::CameraNotFound(sel.to_string(), listed))
+}
+
+/// A live camera. It reports a lost device and reopens it by name.
+pub struct CameraSource {
+    entry: CameraEntry,
+    camera: Option<Camera>,
+    actual: Option<CameraFormat>,
+    rgb: Mat,
+    next_index: u64,
+    start: Instant,
+}
+
+impl CameraSource {
+    /// Finds the camera and starts its stream.
+    ///
+    /// # Errors
+    /// [`CaptureError::CameraNotFound`] or [`CaptureError::Camera`].
+    pub fn open(sel: &CameraSelector) -> Result<Self, CaptureError> {
+        let entry = resolve(sel)?;
+        let mut me = Self { entry, camera: None, actual: None, rgb: Mat::default(), next_index: 0, start: Instant::now() };
+        me.start_stream().map_err(|reason| CaptureError::Camera { name: me.entry.name.clone(), reason })?;
+        Ok(me)
+    }
+
+    /// The format the camera actually delivers.
+    #[must_use]
+    pub fn actual(&self) -> Option<CameraFormat> {
+        self.actual
+    }
+
+    fn start_stream(&mut self) -> Result<(), String> {
+        let want = CameraFormat::new(Resolution::new(REQUESTED_WIDTH, REQUESTED_HEIGHT), FrameFormat::MJPEG, REQUESTED_FPS);
+        let requested = RequestedFormat::new::<RgbFormat>(RequestedFormatType::Closest(want));
+        let mut cam = Camera::new(CameraIndex::Index(self.entry.index), requested).map_err(|e| e.to_string())?;
+        cam.open_stream().map_err(|e| e.to_string())?;
+        let got = cam.camera_format();
+        tracing::info!(
+            "camera {} \"{}\": asked for {}x{} at {} fps, got {}x{} at {} fps ({})",
+            self.entry.index,
+            self.entry.name,
+            REQUESTED_WIDTH,
+            REQUESTED_HEIGHT,
+            REQUESTED_FPS,
+            got.width(),
+            got.height(),
+            got.frame_rate(),
+            got.format()
+        );
+        self.actual = Some(got);
+        self.camera = Some(cam);
+        Ok(())
+    }
+}
+
+impl FrameSource for CameraSource {
+    fn name(&self) -> String {
+        format!("camera {}: {}", self.entry.index, self.entry.name)
+    }
+
+    fn fps(&self) -> Option<f64> {
+        self.actual.map(|f| f64::from(f.frame_rate()))
+    }
+
+    fn is_live(&self) -> bool {
+        true
+    }
+
+    fn read(&mut self, frame: &mut Frame) -> Result<ReadOutcome, CaptureError> {
+        let Some(cam) = self.camera.as_mut() else {
+            return Ok(ReadOutcome::Lost("the camera is not open".into()));
+        };
+        let buf = match cam.frame() {
+            Ok(b) => b,
+            Err(e) => {
+                self.camera = None;
+                return Ok(ReadOutcome::Lost(e.to_string()));
+            }
+        };
+        let res = buf.resolution();
+        let (w, h) = (i32::try_from(res.width()).unwrap_or(0), i32::try_from(res.height()).unwrap_or(0));
+        let cv = |source: opencv::Error| CaptureError::OpenCv { what: self.entry.name.clone(), source };
+        if self.rgb.rows() != h || self.rgb.cols() != w {
+            self.rgb = Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(0.0)).map_err(cv)?;
+        }
+        let bytes = self.rgb.data_bytes_mut().map_err(cv)?;
+        if let Err(e) = buf.decode_image_to_buffer::<RgbFormat>(bytes) {
+            // A corrupt frame from the device: skip it, the next one is usually fine.
+            tracing::warn!("camera {}: dropped an undecodable frame: {e}", self.entry.name);
+            return Ok(ReadOutcome::Lost(format!("undecodable frame: {e}")));
+        }
+        opencv::imgproc::cvt_color_def(&self.rgb, &mut frame.color, opencv::imgproc::COLOR_RGB2BGR).map_err(cv)?;
+        frame.update_gray().map_err(cv)?;
+        frame.index = self.next_index;
+        frame.t_ms = self.start.elapsed().as_secs_f64() * 1000.0;
+        self.next_index += 1;
+        Ok(ReadOutcome::Frame)
+    }
+
+    fn reopen(&mut self) -> Result<bool, CaptureError> {
+        // The camera may come back under another index: find it by name.
+        let Ok(entry) = resolve(&CameraSelector::Name(self.entry.name.clone())) else {
+            return Ok(false);
+        };
+        self.entry = entry;
+        Ok(self.start_stream().is_ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selector_parses_index_or_name() {
+        assert_eq!(CameraSelector::parse("2"), CameraSelector::Index(2));
+        assert_eq!(CameraSelector::parse(" HD Webcam "), CameraSelector::Name("HD Webcam".into()));
+    }
+
+    #[test]
+    fn a_camera_that_does_not_exist_is_a_clear_error() {
+        let err = CameraSource::open(&CameraSelector::Index(97)).err().expect("no camera 97 on a test machine");
+        let msg = err.to_string();
+        assert!(msg.contains("camera 97 not found"), "{msg}");
+        assert!(msg.contains("facemouse cameras"), "{msg}");
+    }
+}

@@ -1,0 +1,97 @@
+//! The names of everything that can happen on a frame, as they appear in the trace.
+
+use serde::{Deserialize, Serialize};
+
+/// One event of the trace's `events` list (see `docs/trace.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    Blink,
+    LongBlink,
+    WinkLeft,
+    WinkRight,
+    BrowRaise,
+    Dwell,
+    ClickLeft,
+    ClickRight,
+    ClickDouble,
+    DragStart,
+    DragEnd,
+    Pause,
+    Resume,
+    Init,
+    Lost,
+}
+
+impl Event {
+    /// Every event, in the order of `docs/trace.md`.
+    pub const ALL: [Self; 15] = [
+        Self::Blink,
+        Self::LongBlink,
+        Self::WinkLeft,
+        Self::WinkRight,
+        Self::BrowRaise,
+        Self::Dwell,
+        Self::ClickLeft,
+        Self::ClickRight,
+        Self::ClickDouble,
+        Self::DragStart,
+        Self::DragEnd,
+        Self::Pause,
+        Self::Resume,
+        Self::Init,
+        Self::Lost,
+    ];
+}
+
+/// The tracker's condition on a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrackState {
+    /// No eye pair yet: waiting for the user's natural blinks.
+    #[default]
+    Searching,
+    /// A candidate eye pair was found; templates are being taken.
+    Initializing,
+    /// Eyes, brows and the pointer feature are tracked.
+    Tracking,
+    /// Tracking failed its checks; recovering without the user's hands.
+    Lost,
+}
+
+impl TrackState {
+    /// Whether switch actions may fire in this state.
+    #[must_use]
+    pub fn allows_clicks(self) -> bool {
+        self == Self::Tracking
+    }
+}
+
+/// A point `[x, y]` in pixels.
+pub type Point = [f64; 2];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_names_match_the_trace_contract() {
+        let names: Vec<String> =
+            Event::ALL.iter().map(|e| serde_json::to_string(e).expect("serialize").trim_matches('"').to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "blink", "long_blink", "wink_left", "wink_right", "brow_raise", "dwell", "click_left", "click_right",
+                "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost"
+            ]
+        );
+    }
+
+    #[test]
+    fn only_tracking_allows_clicks() {
+        assert!(TrackState::Tracking.allows_clicks());
+        for s in [TrackState::Searching, TrackState::Initializing, TrackState::Lost] {
+            assert!(!s.allows_clicks());
+        }
+    }
+}

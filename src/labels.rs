@@ -1,0 +1,270 @@
+//! Sequences in the format of `../shared/data/README.md`: `labels.csv` + `meta.json`.
+//!
+//! The project's generator writes this format and the evaluation reads it, so
+//! generated and real sequences go through the same code.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::events::Point;
+
+/// The header of `labels.csv`.
+pub const HEADER: &str = "frame,t_ms,eyes_closed,brows_raised,le_x,le_y,re_x,re_y,lb_x,lb_y,rb_x,rb_y,nose_x,nose_y,mid_x,mid_y,yaw,pitch,roll,peer_blink,peer_brow";
+
+/// One labelled frame. Positions are `None` where the cell is empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LabelRow {
+    pub frame: u64,
+    pub t_ms: f64,
+    pub eyes_closed: bool,
+    pub brows_raised: bool,
+    pub le: Option<Point>,
+    pub re: Option<Point>,
+    pub lb: Option<Point>,
+    pub rb: Option<Point>,
+    pub nose: Option<Point>,
+    pub mid: Option<Point>,
+    pub yaw: Option<f64>,
+    pub pitch: Option<f64>,
+    pub roll: Option<f64>,
+    pub peer_blink: Option<f64>,
+    pub peer_brow: Option<f64>,
+}
+
+/// The fields of `meta.json` the project reads and writes; others are kept as they are.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub license: String,
+    #[serde(default)]
+    pub fps: f64,
+    #[serde(default)]
+    pub frames: u64,
+    #[serde(default)]
+    pub width: u32,
+    #[serde(default)]
+    pub height: u32,
+    #[serde(default)]
+    pub synthetic_brow_raises: Vec<[u64; 2]>,
+    #[serde(default)]
+    pub subtle_raises: Vec<[u64; 2]>,
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Label failures.
+#[derive(Debug, thiserror::Error)]
+pub enum LabelError {
+    #[error("cannot read {path}: {source} (a sequence folder holds labels.csv and meta.json)")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Parse { path: PathBuf, line: usize, message: String },
+}
+
+fn cell(v: Option<f64>, prec: usize) -> String {
+    v.map_or_else(String::new, |x| format!("{x:.prec$}"))
+}
+
+fn pt(p: Option<Point>) -> String {
+    format!("{},{}", cell(p.map(|p| p[0]), 2), cell(p.map(|p| p[1]), 2))
+}
+
+/// Renders rows as `labels.csv` text.
+#[must_use]
+pub fn to_csv(rows: &[LabelRow]) -> String {
+    let mut s = String::with_capacity(rows.len() * 140);
+    s.push_str(HEADER);
+    s.push('\n');
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.frame,
+            r.t_ms,
+            u8::from(r.eyes_closed),
+            u8::from(r.brows_raised),
+            pt(r.le),
+            pt(r.re),
+            pt(r.lb),
+            pt(r.rb),
+            pt(r.nose),
+            pt(r.mid),
+            cell(r.yaw, 2),
+            cell(r.pitch, 2),
+            cell(r.roll, 2),
+            cell(r.peer_blink, 4),
+            cell(r.peer_brow, 4)
+        );
+    }
+    s
+}
+
+fn parse_opt(s: &str) -> Result<Option<f64>, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    s.parse::<f64>().map(Some).map_err(|_| format!("not a number: {s:?}"))
+}
+
+fn parse_pt(x: &str, y: &str) -> Result<Option<Point>, String> {
+    Ok(match (parse_opt(x)?, parse_opt(y)?) {
+        (Some(x), Some(y)) => Some([x, y]),
+        _ => None,
+    })
+}
+
+/// Parses `labels.csv` text.
+///
+/// # Errors
+/// A wrong header or a malformed row, with its line number.
+pub fn parse_csv(path: &Path, text: &str) -> Result<Vec<LabelRow>, LabelError> {
+    let err = |line: usize, message: String| LabelError::Parse { path: path.to_path_buf(), line, message };
+    let mut lines = text.lines();
+    let header = lines.next().unwrap_or_default().trim();
+    if header != HEADER {
+        return Err(err(1, format!("unexpected header (expected {HEADER})")));
+    }
+    let mut rows = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let n = i + 2;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let c: Vec<&str> = line.split(',').collect();
+        if c.len() != 21 {
+            return Err(err(n, format!("expected 21 columns, found {}", c.len())));
+        }
+        let row = (|| -> Result<LabelRow, String> {
+            Ok(LabelRow {
+                frame: c[0].trim().parse().map_err(|_| format!("bad frame {:?}", c[0]))?,
+                t_ms: parse_opt(c[1])?.ok_or("empty t_ms")?,
+                eyes_closed: c[2].trim() == "1",
+                brows_raised: c[3].trim() == "1",
+                le: parse_pt(c[4], c[5])?,
+                re: parse_pt(c[6], c[7])?,
+                lb: parse_pt(c[8], c[9])?,
+                rb: parse_pt(c[10], c[11])?,
+                nose: parse_pt(c[12], c[13])?,
+                mid: parse_pt(c[14], c[15])?,
+                yaw: parse_opt(c[16])?,
+                pitch: parse_opt(c[17])?,
+                roll: parse_opt(c[18])?,
+                peer_blink: parse_opt(c[19])?,
+                peer_brow: parse_opt(c[20])?,
+            })
+        })()
+        .map_err(|m| err(n, m))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// A sequence folder: its labels and metadata.
+#[derive(Debug, Clone)]
+pub struct Sequence {
+    pub dir: PathBuf,
+    pub rows: Vec<LabelRow>,
+    pub meta: Meta,
+}
+
+impl Sequence {
+    /// Reads `dir/labels.csv` and `dir/meta.json`.
+    ///
+    /// # Errors
+    /// Missing or malformed files.
+    pub fn load(dir: &Path) -> Result<Self, LabelError> {
+        let read = |name: &str| {
+            let p = dir.join(name);
+            std::fs::read_to_string(&p).map_err(|source| LabelError::Io { path: p, source })
+        };
+        let csv_path = dir.join("labels.csv");
+        let rows = parse_csv(&csv_path, &read("labels.csv")?)?;
+        let meta_path = dir.join("meta.json");
+        let meta: Meta = serde_json::from_str(&read("meta.json")?).map_err(|e| LabelError::Parse {
+            path: meta_path,
+            line: e.line(),
+            message: e.to_string(),
+        })?;
+        Ok(Self { dir: dir.to_path_buf(), rows, meta })
+    }
+
+    /// The video file of the sequence.
+    #[must_use]
+    pub fn video(&self) -> PathBuf {
+        self.dir.join("video.avi")
+    }
+
+    /// Runs of `true` as inclusive `(start, end)` frame ranges.
+    #[must_use]
+    pub fn runs(flags: impl IntoIterator<Item = bool>) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        let mut n = 0;
+        for (i, f) in flags.into_iter().enumerate() {
+            n = i + 1;
+            match (f, start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    out.push((s, i - 1));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = start {
+            out.push((s, n - 1));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_round_trips() {
+        let rows = vec![
+            LabelRow { frame: 0, t_ms: 0.0, le: Some([352.45, 205.1]), re: Some([285.22, 204.12]), yaw: Some(0.6), ..LabelRow::default() },
+            LabelRow { frame: 1, t_ms: 33.3, eyes_closed: true, ..LabelRow::default() },
+        ];
+        let text = to_csv(&rows);
+        let back = parse_csv(Path::new("x.csv"), &text).expect("parse");
+        assert_eq!(back, rows);
+    }
+
+    #[test]
+    fn malformed_rows_name_the_line() {
+        let text = format!("{HEADER}\n0,0.0,0,0\n");
+        let e = parse_csv(Path::new("labels.csv"), &text).expect_err("must fail");
+        assert!(e.to_string().contains("labels.csv:2"), "{e}");
+    }
+
+    #[test]
+    fn runs_are_inclusive() {
+        let v = [false, true, true, false, true];
+        assert_eq!(Sequence::runs(v), vec![(1, 2), (4, 4)]);
+    }
+
+    #[test]
+    fn reads_the_shared_format_when_present() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/focus-p1-brows-a");
+        if !dir.exists() {
+            eprintln!("skipped: ../shared/data is absent (the development data is not shipped)");
+            return;
+        }
+        let s = Sequence::load(&dir).expect("load");
+        assert_eq!(s.rows.len(), 1793);
+        assert_eq!(s.meta.synthetic_brow_raises.len(), 10);
+        assert_eq!(s.meta.subtle_raises.len(), 3);
+    }
+}

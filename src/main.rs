@@ -1,0 +1,173 @@
+//! The `facemouse` command: a thin `run()` and one place that prints errors.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use facemouse::capture::{self, CameraSelector, SourceSpec};
+use facemouse::output::NullSink;
+use facemouse::profile;
+use facemouse::replay::{self, RunSummary};
+use facemouse::synth::{self, FaceAsset, SynthConfig};
+
+#[derive(Parser)]
+#[command(name = "facemouse", version, about = "A hands-free pointer driven by head motion, blinks and eyebrow raises.")]
+struct Cli {
+    /// The user profile (a folder in the config directory).
+    #[arg(long, global = true, default_value = profile::DEFAULT_PROFILE)]
+    profile: String,
+    /// The camera to use, by index or by (part of) its name.
+    #[arg(long)]
+    camera: Option<String>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the cameras.
+    Cameras,
+    /// Run the whole pipeline headless on a video file or image folder and write the trace.
+    Replay {
+        /// A video file, or a folder of images read in name order.
+        input: PathBuf,
+        /// Write one JSON line per frame here (see docs/trace.md).
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Pace frames at the file's frame rate instead of as fast as possible.
+        #[arg(long)]
+        realtime: bool,
+    },
+    /// Generate a labelled face sequence (video.avi, labels.csv, meta.json) from the shipped photo.
+    Synth {
+        /// Output folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Make the bundled demo clip's script instead of a random one.
+        #[arg(long)]
+        demo: bool,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 20.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 30.0)]
+        fps: f64,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_target(false).without_time().init();
+    // OpenCV's own warnings (backends it tried and gave up on) are noise for the
+    // user; its failures reach them as our one-line errors.
+    let _ = opencv::core::set_log_level(opencv::core::LogLevel::LOG_LEVEL_SILENT);
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let chain: Vec<String> = e.chain().map(ToString::to_string).collect();
+            eprintln!("facemouse: {}", chain.join(": "));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn stop_flag() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = Arc::clone(&stop);
+    // If the handler cannot be set (already set), Ctrl-C still ends the process.
+    let _ = ctrlc::set_handler(move || s.store(true, Ordering::Relaxed));
+    stop
+}
+
+fn run() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Cameras) => {
+            cameras();
+            Ok(())
+        }
+        Some(Command::Replay { input, trace, realtime }) => {
+            let prof = profile::load(&cli.profile).context("cannot load the profile")?;
+            let stop = stop_flag();
+            let mut sink = NullSink;
+            let summary = replay::run(
+                SourceSpec::from_path(&input, realtime),
+                &prof.settings,
+                trace.as_deref(),
+                &mut sink,
+                &stop,
+                &mut |m| eprintln!("facemouse: {m}"),
+            )?;
+            print_summary(&summary, trace.as_deref());
+            Ok(())
+        }
+        Some(Command::Synth { out, demo, seed, seconds, fps }) => {
+            let cfg = if demo { SynthConfig::demo() } else { SynthConfig::random(seed, seconds, fps) };
+            let asset = FaceAsset::load(&synth::default_photo())?;
+            let meta = synth::write_sequence(asset, &cfg, &out)?;
+            println!(
+                "wrote {} frames to {} ({} brow raises, {} subtle)",
+                meta.frames,
+                out.display(),
+                meta.synthetic_brow_raises.len(),
+                meta.subtle_raises.len()
+            );
+            Ok(())
+        }
+        None => live(cli.camera.as_deref(), &cli.profile),
+    }
+}
+
+fn cameras() {
+    let cams = capture::list_cameras();
+    if cams.is_empty() {
+        println!("No camera found. Connect a webcam, or run on a video: facemouse replay VIDEO --trace trace.jsonl");
+        return;
+    }
+    for c in cams {
+        println!("{}\t{}\t{}", c.index, c.name, c.description);
+    }
+}
+
+/// The app. Until the window exists (the UI issue), it runs the live pipeline
+/// headless and prints what it sees.
+fn live(camera: Option<&str>, profile_name: &str) -> Result<()> {
+    let prof = profile::load(profile_name).context("cannot load the profile")?;
+    let spec = match camera {
+        Some(sel) => SourceSpec::Camera(CameraSelector::parse(sel)),
+        None if !capture::list_cameras().is_empty() => SourceSpec::Camera(CameraSelector::Index(0)),
+        None => {
+            let demo = facemouse::data_dir().join("assets").join("demo").join("clip").join("video.avi");
+            println!("No camera found: running on the bundled demo clip {} instead.", demo.display());
+            SourceSpec::Video { path: demo, realtime: true }
+        }
+    };
+    let handle = capture::spawn(spec)?;
+    println!(
+        "The window is not built yet: running the pipeline headless on {} (profile \"{}\"); press Ctrl-C to stop.",
+        handle.name(),
+        prof.name
+    );
+    let stop = stop_flag();
+    let mut sink = NullSink;
+    let summary =
+        replay::run_handle(&handle, &prof.settings, None, &mut sink, &stop, &mut |m| eprintln!("facemouse: {m}"))?;
+    print_summary(&summary, None);
+    Ok(())
+}
+
+fn print_summary(s: &RunSummary, trace: Option<&std::path::Path>) {
+    println!(
+        "{}: {} frames ({} tracking, {} dropped), proc_us p50 {} p99 {}{}",
+        s.source,
+        s.frames,
+        s.tracking_frames,
+        s.dropped,
+        s.proc_us_p50,
+        s.proc_us_p99,
+        trace.map(|t| format!(", trace {}", t.display())).unwrap_or_default()
+    );
+}

@@ -1,0 +1,86 @@
+//! The pipeline: one frame in, one trace record and a list of commands out.
+//!
+//! `tick` reads top to bottom as the data flow of `ARCHITECTURE.md`:
+//! observe → estimate pose → map pointer → decide switches → emit.
+//! Each stage is a value with a narrow interface; none reaches into another.
+
+use std::time::Instant;
+
+use crate::capture::Frame;
+use crate::output::Command;
+use crate::pointer::PointerMapper;
+use crate::pose::PoseEstimator;
+use crate::profile::Settings;
+use crate::switch::SwitchDecider;
+use crate::trace::TraceRecord;
+use crate::vision::{Observation, Vision};
+
+/// The stages, owned together.
+pub struct Pipeline {
+    vision: Vision,
+    pose: PoseEstimator,
+    pointer: PointerMapper,
+    switch: SwitchDecider,
+    // Buffers reused across ticks.
+    obs: Observation,
+    commands: Vec<Command>,
+    record: TraceRecord,
+}
+
+impl Pipeline {
+    #[must_use]
+    pub fn new(settings: &Settings) -> Self {
+        Self {
+            vision: Vision::new(settings.vision.clone()),
+            pose: PoseEstimator,
+            pointer: PointerMapper::new(&settings.pointer),
+            switch: SwitchDecider,
+            obs: Observation::default(),
+            commands: Vec::with_capacity(8),
+            record: TraceRecord {
+                frame: 0,
+                t_ms: 0.0,
+                state: crate::events::TrackState::Searching,
+                le: None,
+                re: None,
+                lb: None,
+                rb: None,
+                feature: None,
+                eyes_closed: false,
+                brows_raised: false,
+                pose: None,
+                pointer: None,
+                events: Vec::with_capacity(8),
+                proc_us: 0,
+            },
+        }
+    }
+
+    /// Processes one frame that arrived at `arrived`. Returns the trace record
+    /// and the commands for the output stage.
+    pub fn tick(&mut self, frame: &Frame, arrived: Instant) -> (&TraceRecord, &[Command]) {
+        self.commands.clear();
+        self.vision.observe(frame, &mut self.obs);
+        let pose = self.pose.estimate(&self.obs);
+        let pointer = self.pointer.map(&self.obs, pose.as_ref(), frame.t_ms);
+        let rec = &mut self.record;
+        rec.events.clear();
+        rec.events.extend_from_slice(&self.obs.events);
+        self.switch.decide(&self.obs, pointer, frame.t_ms, &mut self.commands, &mut rec.events);
+
+        rec.frame = frame.index;
+        rec.t_ms = frame.t_ms;
+        rec.state = self.obs.state;
+        rec.le = self.obs.le;
+        rec.re = self.obs.re;
+        rec.lb = self.obs.lb;
+        rec.rb = self.obs.rb;
+        rec.feature = self.obs.feature;
+        rec.eyes_closed = self.obs.eyes_closed;
+        rec.brows_raised = self.obs.brows_raised;
+        rec.pose = pose;
+        rec.pointer = Some(pointer);
+        rec.proc_us = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX);
+        (&self.record, &self.commands)
+    }
+}

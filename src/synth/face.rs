@@ -1,0 +1,156 @@
+//! The face photo and its landmarks, and the eyelid drawing.
+
+use std::path::Path;
+
+use opencv::core::{Mat, Rect, Vec3b};
+use opencv::imgcodecs;
+use opencv::prelude::*;
+
+use super::SynthError;
+use crate::events::Point;
+
+/// Landmarks of a face photo, in the photo's pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PhotoLandmarks {
+    /// Subject's left eye centre (image right), midpoint of its corners.
+    pub le: Point,
+    pub re: Point,
+    /// Eyebrow centres (middle of each brow's visible arc).
+    pub lb: Point,
+    pub rb: Point,
+    pub nose: Point,
+    /// Between the eyes, on the bridge of the nose.
+    pub mid: Point,
+    /// Half the width and half the height of the eye opening.
+    pub eye_half_w: f64,
+    pub eye_half_h: f64,
+    /// Horizontal spread (σ) of a brow lift.
+    pub brow_half_len: f64,
+    /// Height of the forehead band above the brows that a lift compresses.
+    pub forehead_span: f64,
+    /// Colour of the upper-lid skin (BGR), sampled from the photo when loaded.
+    pub lid_skin_left: [f64; 3],
+    pub lid_skin_right: [f64; 3],
+}
+
+impl PhotoLandmarks {
+    /// Inter-ocular distance.
+    #[must_use]
+    pub fn iod(&self) -> f64 {
+        ((self.le[0] - self.re[0]).powi(2) + (self.le[1] - self.re[1]).powi(2)).sqrt()
+    }
+
+    /// Midpoint of the eye centres.
+    #[must_use]
+    pub fn eye_mid(&self) -> Point {
+        [f64::midpoint(self.le[0], self.re[0]), f64::midpoint(self.le[1], self.re[1])]
+    }
+}
+
+/// The landmarks of `assets/demo/astronaut.png` (512×512), read by hand from
+/// 8× zooms of the photo (see `assets/demo/README.md`).
+pub const ASTRONAUT_LANDMARKS: PhotoLandmarks = PhotoLandmarks {
+    le: [247.5, 103.5],
+    re: [203.0, 101.0],
+    lb: [250.0, 92.5],
+    rb: [203.0, 90.5],
+    nose: [224.0, 125.0],
+    mid: [225.0, 100.0],
+    eye_half_w: 11.0,
+    eye_half_h: 5.0,
+    brow_half_len: 12.0,
+    forehead_span: 20.0,
+    lid_skin_left: [0.0; 3],
+    lid_skin_right: [0.0; 3],
+};
+
+/// A photo with its landmarks.
+pub struct FaceAsset {
+    pub photo: Mat,
+    pub landmarks: PhotoLandmarks,
+}
+
+fn mean_bgr(img: &Mat, rect: Rect) -> Result<[f64; 3], opencv::Error> {
+    let m = opencv::core::mean_def(&Mat::roi(img, rect)?)?;
+    Ok([m[0], m[1], m[2]])
+}
+
+impl FaceAsset {
+    /// Loads the astronaut photo from `path`.
+    ///
+    /// # Errors
+    /// A missing or undecodable photo.
+    pub fn load(path: &Path) -> Result<Self, SynthError> {
+        let bad = |reason: String| SynthError::Photo { path: path.to_path_buf(), reason };
+        let name = path.to_str().ok_or_else(|| bad("path is not UTF-8".into()))?;
+        if !path.exists() {
+            return Err(bad("file not found".into()));
+        }
+        let photo = imgcodecs::imread(name, imgcodecs::IMREAD_COLOR).map_err(|e| bad(e.message))?;
+        if photo.empty() {
+            return Err(bad("not a decodable image".into()));
+        }
+        Self::new(photo, ASTRONAUT_LANDMARKS).map_err(|e| bad(e.to_string()))
+    }
+
+    /// Wraps a photo and samples the lid skin colour above each eye.
+    ///
+    /// # Errors
+    /// Landmarks too close to the photo's border.
+    pub fn new(photo: Mat, mut landmarks: PhotoLandmarks) -> Result<Self, opencv::Error> {
+        #[allow(clippy::cast_possible_truncation)]
+        let patch = |e: Point| Rect::new(e[0] as i32 - 3, (e[1] - landmarks.eye_half_h) as i32 - 4, 7, 2);
+        landmarks.lid_skin_left = mean_bgr(&photo, patch(landmarks.le))?;
+        landmarks.lid_skin_right = mean_bgr(&photo, patch(landmarks.re))?;
+        Ok(Self { photo, landmarks })
+    }
+}
+
+/// Draws the upper eyelid of the eye at `eye` closed by `closure` (0 open .. 1 shut).
+///
+/// # Errors
+/// `OpenCV` access failures.
+pub fn draw_lid(img: &mut Mat, eye: Point, half_w: f64, half_h: f64, closure: f64, skin: [f64; 3]) -> Result<(), opencv::Error> {
+    const LASH: [f64; 3] = [45.0, 40.0, 50.0];
+    if closure <= 0.01 {
+        return Ok(());
+    }
+    let (cols, rows) = (img.cols(), img.rows());
+    #[allow(clippy::cast_possible_truncation)]
+    let (x0, x1, y0, y1) = (
+        (eye[0] - half_w - 1.0).floor() as i32,
+        (eye[0] + half_w + 1.0).ceil() as i32,
+        (eye[1] - half_h - 3.0).floor() as i32,
+        (eye[1] + half_h + 3.0).ceil() as i32,
+    );
+    for y in y0.max(0)..=y1.min(rows - 1) {
+        for x in x0.max(0)..=x1.min(cols - 1) {
+            let dx = (f64::from(x) - eye[0]) / half_w;
+            if dx.abs() >= 1.0 {
+                continue;
+            }
+            let h = half_h * (1.0 - dx * dx).sqrt();
+            let top = eye[1] - h - 1.0;
+            let bottom = eye[1] + h;
+            let lid = top + closure * (bottom - top);
+            let fy = f64::from(y);
+            let skin_a = (lid - fy + 0.5).clamp(0.0, 1.0) * (fy - top + 1.5).clamp(0.0, 1.0);
+            let lash_a = if closure > 0.15 { (1.0 - (fy - lid).abs() / 1.3).clamp(0.0, 1.0) * (closure * 1.5).min(1.0) } else { 0.0 };
+            if skin_a <= 0.0 && lash_a <= 0.0 {
+                continue;
+            }
+            let shade = 0.95 - 0.13 * ((fy - top) / (bottom - top + 1e-6)).clamp(0.0, 1.0);
+            let px = img.at_2d_mut::<Vec3b>(y, x)?;
+            for c in 0..3 {
+                let mut v = f64::from(px[c]);
+                v = v * (1.0 - skin_a) + skin[c] * shade * skin_a;
+                v = v * (1.0 - lash_a) + LASH[c] * lash_a;
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                {
+                    px[c] = v.round().clamp(0.0, 255.0) as u8;
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,552 @@
+//! The project's own face-video generator, with exact ground truth.
+//!
+//! It animates one still photo (by default the public-domain NASA portrait of
+//! Eileen Collins that scikit-image ships as `astronaut.png`, kept in
+//! `assets/demo/`):
+//! - head motion: a smooth translation, roll and scale (an affine warp);
+//! - eyelids: drawn down over each eye for blinks and winks;
+//! - eyebrows: the skin between eye and forehead is remapped upward for raises;
+//! - sensor noise and a slow lighting drift.
+//!
+//! Every landmark is carried through the same warp, so the labels are exact.
+//! The output is a sequence folder in the format of `../shared/data/README.md`
+//! (`video.avi`, `labels.csv`, `meta.json`), which the evaluation reads like
+//! real data.
+
+mod face;
+mod rng;
+
+use std::path::{Path, PathBuf};
+
+use opencv::core::{self, Mat, Rect, Scalar, Size, CV_32FC1};
+use opencv::imgproc;
+use opencv::prelude::*;
+use opencv::videoio::{self, VideoWriter};
+
+pub use face::{FaceAsset, PhotoLandmarks, ASTRONAUT_LANDMARKS};
+pub use rng::Rng;
+
+use crate::events::Point;
+use crate::labels::{self, LabelRow, Meta};
+
+/// What happens in a scripted event.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// Both eyes close; `closed_ms` is the time they stay fully shut.
+    Blink { closed_ms: f64 },
+    /// One eye closes (`left` = the subject's left eye, on the image's right).
+    Wink { left: bool, closed_ms: f64 },
+    /// Both brows rise by `amp` inter-ocular distances and hold for `hold_ms`.
+    Raise { amp: f64, hold_ms: f64 },
+    /// A raise too small to be meant (labelled 0, listed in `subtle_raises`).
+    Subtle { amp: f64, hold_ms: f64 },
+}
+
+/// One scripted event.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScriptEvent {
+    pub start_ms: f64,
+    pub action: Action,
+}
+
+/// Eyelids take this long to close and to open again.
+pub const LID_CLOSE_MS: f64 = 60.0;
+pub const LID_OPEN_MS: f64 = 90.0;
+/// Brows take this long to rise and to fall.
+pub const BROW_RAMP_MS: f64 = 150.0;
+
+/// How a sequence is made.
+#[derive(Debug, Clone)]
+pub struct SynthConfig {
+    pub seed: u64,
+    pub fps: f64,
+    pub duration_s: f64,
+    pub width: i32,
+    pub height: i32,
+    /// Inter-ocular distance in output pixels at rest.
+    pub iod_px: f64,
+    /// Peak head translation in output pixels (x, y).
+    pub motion_px: (f64, f64),
+    /// Peak roll in degrees.
+    pub roll_deg: f64,
+    /// Peak relative change of scale (0.05 = ±5 %).
+    pub scale_var: f64,
+    /// Standard deviation of the sensor noise in grey levels.
+    pub noise_sigma: f64,
+    /// Peak relative change of brightness.
+    pub light_drift: f64,
+    pub script: Vec<ScriptEvent>,
+}
+
+impl SynthConfig {
+    /// The bundled demo clip: 15 s at 30 fps with head motion, six natural
+    /// blinks, one long blink, three brow raises and one subtle raise.
+    #[must_use]
+    pub fn demo() -> Self {
+        let b = |start_ms, closed_ms| ScriptEvent { start_ms, action: Action::Blink { closed_ms } };
+        let r = |start_ms, amp, hold_ms| ScriptEvent { start_ms, action: Action::Raise { amp, hold_ms } };
+        Self {
+            seed: 2024,
+            fps: 30.0,
+            duration_s: 15.0,
+            width: 640,
+            height: 480,
+            iod_px: 64.0,
+            motion_px: (45.0, 25.0),
+            roll_deg: 6.0,
+            scale_var: 0.06,
+            noise_sigma: 3.0,
+            light_drift: 0.08,
+            script: vec![
+                b(1200.0, 90.0),
+                b(2600.0, 60.0),
+                r(4000.0, 0.11, 700.0),
+                b(5600.0, 80.0),
+                ScriptEvent { start_ms: 6800.0, action: Action::Subtle { amp: 0.025, hold_ms: 600.0 } },
+                b(8000.0, 850.0),
+                r(9800.0, 0.09, 500.0),
+                b(11000.0, 70.0),
+                r(12300.0, 0.13, 900.0),
+                b(14000.0, 60.0),
+            ],
+        }
+    }
+
+    /// A random sequence for tests: blinks every 2–4 s, raises and subtle
+    /// raises between them, never overlapping, none in the first 1.5 s.
+    #[must_use]
+    pub fn random(seed: u64, duration_s: f64, fps: f64) -> Self {
+        let mut rng = Rng::new(seed ^ 0x5eed);
+        let mut script = Vec::new();
+        let mut t = 700.0 + rng.uniform(0.0, 500.0);
+        let end = duration_s * 1000.0 - 1200.0;
+        while t < end {
+            let k = rng.uniform(0.0, 1.0);
+            let (action, len) = if k < 0.55 || t < 1500.0 {
+                let closed = if rng.uniform(0.0, 1.0) < 0.15 { rng.uniform(700.0, 1000.0) } else { rng.uniform(40.0, 120.0) };
+                (Action::Blink { closed_ms: closed }, closed + LID_CLOSE_MS + LID_OPEN_MS)
+            } else if k < 0.9 {
+                let hold = rng.uniform(350.0, 1200.0);
+                (Action::Raise { amp: rng.uniform(0.07, 0.14), hold_ms: hold }, hold + 2.0 * BROW_RAMP_MS)
+            } else {
+                let hold = rng.uniform(400.0, 1000.0);
+                (Action::Subtle { amp: rng.uniform(0.02, 0.03), hold_ms: hold }, hold + 2.0 * BROW_RAMP_MS)
+            };
+            script.push(ScriptEvent { start_ms: t, action });
+            t += len + rng.uniform(900.0, 2200.0);
+        }
+        Self { seed, fps, duration_s, script, ..Self::demo() }
+    }
+
+    /// The number of frames.
+    #[must_use]
+    pub fn frames(&self) -> usize {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let n = (self.duration_s * self.fps).round().max(1.0) as usize;
+        n
+    }
+}
+
+/// Synthesis failures.
+#[derive(Debug, thiserror::Error)]
+pub enum SynthError {
+    #[error("cannot load the face photo {path}: {reason} (the project ships it in assets/demo/)")]
+    Photo { path: PathBuf, reason: String },
+    #[error("cannot write {path}: {reason}")]
+    Write { path: PathBuf, reason: String },
+    #[error("OpenCV failed while rendering: {0}")]
+    OpenCv(#[from] opencv::Error),
+}
+
+/// Raised-cosine ramp 0→1 over `[0, len]`.
+fn ramp(x: f64, len: f64) -> f64 {
+    if x <= 0.0 {
+        0.0
+    } else if x >= len {
+        1.0
+    } else {
+        0.5 - 0.5 * (std::f64::consts::PI * x / len).cos()
+    }
+}
+
+/// The state of the face at one time.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FaceState {
+    /// Eyelid closure 0 (open) .. 1 (shut), subject's left and right eye.
+    pub close_left: f64,
+    pub close_right: f64,
+    /// Brow lift in inter-ocular distances.
+    pub brow_amp: f64,
+    /// Whether the lift belongs to a meant raise and is over half its peak.
+    pub brows_raised: bool,
+}
+
+/// Evaluates the script at `t_ms`.
+#[must_use]
+pub fn face_state(script: &[ScriptEvent], t_ms: f64) -> FaceState {
+    let mut s = FaceState::default();
+    for e in script {
+        let x = t_ms - e.start_ms;
+        match e.action {
+            Action::Blink { closed_ms } | Action::Wink { closed_ms, .. } => {
+                let c = ramp(x, LID_CLOSE_MS) * (1.0 - ramp(x - LID_CLOSE_MS - closed_ms, LID_OPEN_MS));
+                let (l, r) = match e.action {
+                    Action::Wink { left: true, .. } => (c, 0.0),
+                    Action::Wink { left: false, .. } => (0.0, c),
+                    _ => (c, c),
+                };
+                s.close_left = s.close_left.max(l);
+                s.close_right = s.close_right.max(r);
+            }
+            Action::Raise { amp, hold_ms } | Action::Subtle { amp, hold_ms } => {
+                let a = amp * ramp(x, BROW_RAMP_MS) * (1.0 - ramp(x - BROW_RAMP_MS - hold_ms, BROW_RAMP_MS));
+                if a > s.brow_amp {
+                    s.brow_amp = a;
+                    s.brows_raised = matches!(e.action, Action::Raise { .. }) && a >= amp / 2.0;
+                }
+            }
+        }
+    }
+    s
+}
+
+/// Renders frames and their labels.
+pub struct Generator {
+    asset: FaceAsset,
+    cfg: SynthConfig,
+    work: Mat,
+    patch: Mat,
+    map_x: Mat,
+    map_y: Mat,
+    noise_rng: Rng,
+    phases: [f64; 8],
+}
+
+impl Generator {
+    /// # Errors
+    /// Never today; kept fallible for assets loaded at run time.
+    pub fn new(asset: FaceAsset, cfg: SynthConfig) -> Result<Self, SynthError> {
+        let mut rng = Rng::new(cfg.seed);
+        let mut phases = [0.0; 8];
+        for p in &mut phases {
+            *p = rng.uniform(0.0, std::f64::consts::TAU);
+        }
+        Ok(Self {
+            work: asset.photo.try_clone()?,
+            asset,
+            noise_rng: Rng::new(cfg.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            cfg,
+            patch: Mat::default(),
+            map_x: Mat::default(),
+            map_y: Mat::default(),
+            phases,
+        })
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &SynthConfig {
+        &self.cfg
+    }
+
+    /// The time of frame `i` in milliseconds.
+    #[must_use]
+    pub fn t_ms(&self, i: usize) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        let t = i as f64 * 1000.0 / self.cfg.fps;
+        t
+    }
+
+    /// Head motion at time `t` (s): (dx, dy, roll in degrees, relative scale).
+    fn motion(&self, t: f64) -> (f64, f64, f64, f64) {
+        let p = &self.phases;
+        let w = |period: f64, ph: f64| (std::f64::consts::TAU * t / period + ph).sin();
+        let (mx, my) = self.cfg.motion_px;
+        let dx = mx * (0.65 * w(7.3, p[0]) + 0.35 * w(2.9, p[1]));
+        let dy = my * (0.6 * w(5.1, p[2]) + 0.4 * w(3.7, p[3]));
+        let roll = self.cfg.roll_deg * (0.7 * w(6.1, p[4]) + 0.3 * w(2.3, p[5]));
+        let scale = 1.0 + self.cfg.scale_var * (0.7 * w(8.3, p[6]) + 0.3 * w(3.3, p[7]));
+        (dx, dy, roll, scale)
+    }
+
+    /// Renders frame `i` into `out` (BGR, the configured size) and returns its labels.
+    ///
+    /// # Errors
+    /// `OpenCV` failures.
+    pub fn render(&mut self, i: usize, out: &mut Mat) -> Result<LabelRow, SynthError> {
+        let t_ms = self.t_ms(i);
+        let st = face_state(&self.cfg.script, t_ms);
+        let lm = self.asset.landmarks;
+        self.asset.photo.copy_to(&mut self.work)?;
+        let brow_lift_px = st.brow_amp * lm.iod();
+        if brow_lift_px > 0.01 {
+            self.lift_brows(brow_lift_px)?;
+        }
+        face::draw_lid(&mut self.work, lm.le, lm.eye_half_w, lm.eye_half_h, st.close_left, lm.lid_skin_left)?;
+        face::draw_lid(&mut self.work, lm.re, lm.eye_half_w, lm.eye_half_h, st.close_right, lm.lid_skin_right)?;
+
+        let (dx, dy, roll, rel_scale) = self.motion(t_ms / 1000.0);
+        let s = self.cfg.iod_px / lm.iod() * rel_scale;
+        let (sin, cos) = roll.to_radians().sin_cos();
+        let c = lm.eye_mid();
+        let ox = f64::from(self.cfg.width) / 2.0 + dx;
+        let oy = f64::from(self.cfg.height) * 0.42 + dy;
+        // out = s·R·(p − c) + o, with R rotating clockwise on screen for roll > 0 (y points down).
+        let m = [[s * cos, -s * sin, ox - s * (cos * c[0] - sin * c[1])], [s * sin, s * cos, oy - s * (sin * c[0] + cos * c[1])]];
+        let apply = |p: Point| -> Point { [m[0][0] * p[0] + m[0][1] * p[1] + m[0][2], m[1][0] * p[0] + m[1][1] * p[1] + m[1][2]] };
+        let mm = Mat::from_slice_2d(&[[m[0][0], m[0][1], m[0][2]], [m[1][0], m[1][1], m[1][2]]])?;
+        imgproc::warp_affine(
+            &self.work,
+            out,
+            &mm,
+            Size::new(self.cfg.width, self.cfg.height),
+            imgproc::INTER_LINEAR,
+            core::BORDER_REPLICATE,
+            Scalar::default(),
+        )?;
+        self.sensor(out, t_ms / 1000.0)?;
+
+        // The brows move along the face's up direction, which the warp rotates with the face.
+        let up = |p: Point| [p[0], p[1] - brow_lift_px];
+        Ok(LabelRow {
+            frame: i as u64,
+            t_ms,
+            eyes_closed: st.close_left >= 0.5 && st.close_right >= 0.5,
+            brows_raised: st.brows_raised,
+            le: Some(apply(lm.le)),
+            re: Some(apply(lm.re)),
+            lb: Some(apply(up(lm.lb))),
+            rb: Some(apply(up(lm.rb))),
+            nose: Some(apply(lm.nose)),
+            mid: Some(apply(lm.mid)),
+            yaw: Some(0.0),
+            pitch: Some(0.0),
+            roll: Some(roll),
+            peer_blink: None,
+            peer_brow: None,
+        })
+    }
+
+    /// Moves the skin between eyes and forehead up by `lift` photo pixels at the brows.
+    fn lift_brows(&mut self, lift: f64) -> Result<(), SynthError> {
+        let lm = self.asset.landmarks;
+        let pad = 2.2 * lm.brow_half_len;
+        let top = (lm.lb[1].min(lm.rb[1]) - lm.forehead_span - 2.0).floor();
+        let bottom = (lm.le[1].max(lm.re[1]) - lm.eye_half_h).ceil();
+        let left = (lm.rb[0].min(lm.lb[0]) - pad).floor();
+        let right = (lm.rb[0].max(lm.lb[0]) + pad).ceil();
+        #[allow(clippy::cast_possible_truncation)]
+        let rect = Rect::new(left as i32, top as i32, (right - left) as i32, (bottom - top) as i32);
+        if self.map_x.rows() != rect.height || self.map_x.cols() != rect.width {
+            self.map_x = Mat::new_rows_cols_with_default(rect.height, rect.width, CV_32FC1, Scalar::all(0.0))?;
+            self.map_y = Mat::new_rows_cols_with_default(rect.height, rect.width, CV_32FC1, Scalar::all(0.0))?;
+        }
+        let w = usize::try_from(rect.width).unwrap_or(0);
+        {
+            let mx = self.map_x.data_typed_mut::<f32>()?;
+            let my = self.map_y.data_typed_mut::<f32>()?;
+            for (k, (vx, vy)) in mx.iter_mut().zip(my.iter_mut()).enumerate() {
+                #[allow(clippy::cast_precision_loss)]
+                let (x, y) = ((k % w) as f64 + left, (k / w) as f64 + top);
+                let mut d = 0.0;
+                for (brow, eye) in [(lm.lb, lm.le), (lm.rb, lm.re)] {
+                    let wx = (-0.5 * ((x - brow[0]) / lm.brow_half_len).powi(2)).exp();
+                    let eye_top = eye[1] - lm.eye_half_h;
+                    let wy = if y >= brow[1] {
+                        let u = ((eye_top - y) / (eye_top - brow[1])).clamp(0.0, 1.0);
+                        u * u
+                    } else {
+                        ((y - (brow[1] - lm.forehead_span)) / lm.forehead_span).clamp(0.0, 1.0)
+                    };
+                    d += lift * wx * wy;
+                }
+                #[allow(clippy::cast_possible_truncation)]
+                {
+                    *vx = (x - left) as f32;
+                    *vy = (y + d - top) as f32;
+                }
+            }
+        }
+        let src = Mat::roi(&self.asset.photo, rect)?;
+        imgproc::remap(&src, &mut self.patch, &self.map_x, &self.map_y, imgproc::INTER_CUBIC, core::BORDER_REPLICATE, Scalar::default())?;
+        let mut dst = Mat::roi_mut(&mut self.work, rect)?;
+        self.patch.copy_to(&mut dst)?;
+        Ok(())
+    }
+
+    /// Lighting drift and sensor noise, in place.
+    fn sensor(&mut self, img: &mut Mat, t: f64) -> Result<(), SynthError> {
+        let gain = 1.0 + self.cfg.light_drift * (std::f64::consts::TAU * t / 11.0 + self.phases[0]).sin();
+        let bias = 6.0 * self.cfg.light_drift / 0.08 * (std::f64::consts::TAU * t / 17.0 + self.phases[3]).sin();
+        let sigma = self.cfg.noise_sigma;
+        let data = img.data_bytes_mut()?;
+        for v in data.iter_mut() {
+            let n = if sigma > 0.0 { self.noise_rng.gauss_fast() * sigma } else { 0.0 };
+            let x = f64::from(*v) * gain + bias + n;
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            {
+                *v = x.round().clamp(0.0, 255.0) as u8;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes a sequence folder: `video.avi` (MJPEG), `labels.csv`, `meta.json`.
+///
+/// # Errors
+/// A photo that cannot be loaded, or a folder that cannot be written.
+pub fn write_sequence(asset: FaceAsset, cfg: &SynthConfig, dir: &Path) -> Result<Meta, SynthError> {
+    let werr = |path: &Path, reason: String| SynthError::Write { path: path.to_path_buf(), reason };
+    std::fs::create_dir_all(dir).map_err(|e| werr(dir, e.to_string()))?;
+    let video = dir.join("video.avi");
+    let name = video.to_str().ok_or_else(|| werr(&video, "path is not UTF-8".into()))?;
+    // MPEG-4 part 2 in AVI through FFmpeg, like the shared sequences.
+    let fourcc = VideoWriter::fourcc('F', 'M', 'P', '4')?;
+    let size = Size::new(cfg.width, cfg.height);
+    let mut writer = VideoWriter::new_with_backend(name, videoio::CAP_FFMPEG, fourcc, cfg.fps, size, true)?;
+    if !writer.is_opened()? {
+        return Err(werr(&video, "OpenCV's FFmpeg backend cannot write MPEG-4 AVI here".into()));
+    }
+    writer.set(videoio::VIDEOWRITER_PROP_QUALITY, 92.0)?;
+    let mut generator = Generator::new(asset, cfg.clone())?;
+    let mut frame = Mat::default();
+    let mut rows = Vec::with_capacity(cfg.frames());
+    for i in 0..cfg.frames() {
+        rows.push(generator.render(i, &mut frame)?);
+        writer.write(&frame)?;
+    }
+    writer.release()?;
+    std::fs::write(dir.join("labels.csv"), labels::to_csv(&rows)).map_err(|e| werr(&dir.join("labels.csv"), e.to_string()))?;
+    let meta = make_meta(cfg, &rows);
+    let text = serde_json::to_string_pretty(&meta).map_err(|e| werr(&dir.join("meta.json"), e.to_string()))?;
+    std::fs::write(dir.join("meta.json"), text + "\n").map_err(|e| werr(&dir.join("meta.json"), e.to_string()))?;
+    Ok(meta)
+}
+
+/// The metadata of a generated sequence, in the shared format.
+#[must_use]
+pub fn make_meta(cfg: &SynthConfig, rows: &[LabelRow]) -> Meta {
+    let raises: Vec<[u64; 2]> = crate::labels::Sequence::runs(rows.iter().map(|r| r.brows_raised))
+        .into_iter()
+        .map(|(a, b)| [a as u64, b as u64])
+        .collect();
+    // Subtle raises: frames over half of their own peak (they are labelled 0).
+    let mut subtle = Vec::new();
+    for e in &cfg.script {
+        if let Action::Subtle { amp, .. } = e.action {
+            let over: Vec<bool> = rows
+                .iter()
+                .map(|r| {
+                    let x = r.t_ms - e.start_ms;
+                    let lone = face_state(&[*e], r.t_ms);
+                    x >= 0.0 && lone.brow_amp >= amp / 2.0
+                })
+                .collect();
+            if let Some((a, b)) = crate::labels::Sequence::runs(over).first() {
+                subtle.push([*a as u64, *b as u64]);
+            }
+        }
+    }
+    let blinks = crate::labels::Sequence::runs(rows.iter().map(|r| r.eyes_closed)).len();
+    let mut extra = serde_json::Map::new();
+    extra.insert("generator".into(), serde_json::json!("facemouse synth"));
+    extra.insert("seed".into(), serde_json::json!(cfg.seed));
+    extra.insert("label_shift_frames".into(), serde_json::json!(0));
+    extra.insert("blinks".into(), serde_json::json!(blinks));
+    extra.insert("brow_raises".into(), serde_json::json!(raises.len()));
+    extra.insert("glasses".into(), serde_json::json!(false));
+    extra.insert("person".into(), serde_json::json!("synthetic (astronaut photo)"));
+    Meta {
+        source: "facemouse synth from assets/demo/astronaut.png (NASA portrait of Eileen Collins, via scikit-image)".into(),
+        license: "public domain (NASA); generated data: same licence as the project".into(),
+        fps: cfg.fps,
+        frames: rows.len() as u64,
+        width: u32::try_from(cfg.width).unwrap_or(0),
+        height: u32::try_from(cfg.height).unwrap_or(0),
+        synthetic_brow_raises: raises,
+        subtle_raises: subtle,
+        extra,
+    }
+}
+
+/// The default face photo shipped with the project.
+#[must_use]
+pub fn default_photo() -> PathBuf {
+    crate::data_dir().join("assets").join("demo").join("astronaut.png")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_gives_closure_and_lift() {
+        let script = vec![
+            ScriptEvent { start_ms: 100.0, action: Action::Blink { closed_ms: 100.0 } },
+            ScriptEvent { start_ms: 1000.0, action: Action::Raise { amp: 0.1, hold_ms: 400.0 } },
+        ];
+        assert_eq!(face_state(&script, 0.0), FaceState::default());
+        let shut = face_state(&script, 200.0);
+        assert!((shut.close_left - 1.0).abs() < 1e-9 && (shut.close_right - 1.0).abs() < 1e-9);
+        assert!(face_state(&script, 400.0).close_left < 1e-9);
+        let up = face_state(&script, 1300.0);
+        assert!((up.brow_amp - 0.1).abs() < 1e-9 && up.brows_raised);
+        assert!(!face_state(&script, 1010.0).brows_raised);
+    }
+
+    #[test]
+    fn random_scripts_do_not_overlap_and_skip_the_start() {
+        let cfg = SynthConfig::random(7, 60.0, 30.0);
+        assert!(cfg.script.len() > 10);
+        for e in &cfg.script {
+            if matches!(e.action, Action::Raise { .. } | Action::Subtle { .. }) {
+                assert!(e.start_ms >= 1500.0);
+            }
+        }
+        for w in cfg.script.windows(2) {
+            assert!(w[1].start_ms - w[0].start_ms > 500.0);
+        }
+    }
+
+    #[test]
+    fn rendered_labels_follow_the_face() {
+        let asset = FaceAsset::load(&default_photo()).expect("the shipped photo");
+        let cfg = SynthConfig::demo();
+        let mut g = Generator::new(asset, cfg.clone()).expect("generator");
+        let mut img = Mat::default();
+        let row = g.render(0, &mut img).expect("render");
+        assert_eq!((img.cols(), img.rows()), (cfg.width, cfg.height));
+        let (le, re) = (row.le.expect("le"), row.re.expect("re"));
+        let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+        assert!((iod / cfg.iod_px - 1.0).abs() < cfg.scale_var + 0.01, "iod {iod}");
+        assert!(le[0] > re[0], "the subject's left eye is on the image's right");
+        assert!(row.lb.expect("lb")[1] < le[1] && row.rb.expect("rb")[1] < re[1], "brows above the eyes");
+    }
+
+    #[test]
+    fn a_blink_darkens_nothing_but_changes_the_eye() {
+        let asset = FaceAsset::load(&default_photo()).expect("the shipped photo");
+        let mut cfg = SynthConfig::demo();
+        cfg.noise_sigma = 0.0;
+        cfg.light_drift = 0.0;
+        cfg.motion_px = (0.0, 0.0);
+        cfg.roll_deg = 0.0;
+        cfg.scale_var = 0.0;
+        cfg.script = vec![ScriptEvent { start_ms: 100.0, action: Action::Blink { closed_ms: 200.0 } }];
+        let mut g = Generator::new(asset, cfg).expect("generator");
+        let (mut open, mut shut) = (Mat::default(), Mat::default());
+        let r0 = g.render(0, &mut open).expect("render");
+        let r1 = g.render(6, &mut shut).expect("render");
+        assert!(!r0.eyes_closed && r1.eyes_closed);
+        let mut diff = Mat::default();
+        core::absdiff(&open, &shut, &mut diff).expect("absdiff");
+        let le = r0.le.expect("le");
+        #[allow(clippy::cast_possible_truncation)]
+        let eye = Rect::new(le[0] as i32 - 20, le[1] as i32 - 12, 40, 24);
+        let inside = core::sum_elems(&Mat::roi(&diff, eye).expect("roi")).expect("sum")[0];
+        let total = core::sum_elems(&diff).expect("sum")[0];
+        assert!(inside > 2000.0, "the eye changes: {inside}");
+        assert!(total < inside * 2.5, "little changes outside the eyes: {total} vs {inside}");
+    }
+}

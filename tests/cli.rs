@@ -1,0 +1,187 @@
+//! The `facemouse` command as a user runs it: replay, the trace contract, and
+//! every bad-input path. Each test gets its own temporary folder.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use facemouse::labels::Sequence;
+use facemouse::trace::TRACE_KEYS;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_facemouse"));
+    c.env("RUST_BACKTRACE", "1");
+    c
+}
+
+fn demo_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip")
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("run facemouse")
+}
+
+/// A fatal error: exit code 2, exactly one line on stderr that contains every
+/// `needle`, and no panic or backtrace.
+fn assert_one_line_error(out: &Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit code; stderr: {err}");
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+    for n in needles {
+        assert!(lines[0].contains(n), "{n:?} in {err}");
+    }
+    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
+}
+
+fn read_trace(path: &Path) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    std::fs::read_to_string(path)
+        .expect("trace written")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("valid JSON").as_object().expect("object").clone())
+        .collect()
+}
+
+fn assert_trace_contract(lines: &[serde_json::Map<String, serde_json::Value>], expected_frames: usize) {
+    assert_eq!(lines.len(), expected_frames, "one line per decoded frame");
+    for (i, o) in lines.iter().enumerate() {
+        assert_eq!(o.len(), TRACE_KEYS.len(), "line {i} has exactly the documented keys");
+        for k in TRACE_KEYS {
+            assert!(o.contains_key(k), "line {i} lacks {k}");
+        }
+        assert_eq!(o["frame"].as_u64(), Some(i as u64), "indices are contiguous from 0");
+        let state = o["state"].as_str().expect("state is a string");
+        assert!(["searching", "initializing", "tracking", "lost"].contains(&state), "{state}");
+        assert!(o["events"].is_array());
+        assert!(o["proc_us"].is_u64());
+    }
+    let t: Vec<f64> = lines.iter().map(|o| o["t_ms"].as_f64().expect("t_ms")).collect();
+    assert!(t.windows(2).all(|w| w[1] > w[0]), "time increases");
+}
+
+#[test]
+fn replaying_the_demo_clip_writes_one_complete_line_per_frame() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let trace = tmp.path().join("t.jsonl");
+    let out = run(bin().arg("replay").arg(demo_dir().join("video.avi")).arg("--trace").arg(&trace));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seq = Sequence::load(&demo_dir()).expect("the demo clip's labels");
+    assert_trace_contract(&read_trace(&trace), seq.rows.len());
+}
+
+#[test]
+fn the_shipped_demo_clip_is_what_the_generator_makes() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = run(bin().args(["synth", "--demo", "--out"]).arg(tmp.path()));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let shipped = std::fs::read_to_string(demo_dir().join("labels.csv")).expect("shipped labels");
+    let made = std::fs::read_to_string(tmp.path().join("labels.csv")).expect("generated labels");
+    assert_eq!(shipped, made, "regenerate with: facemouse synth --demo --out assets/demo/clip");
+    let seq = Sequence::load(tmp.path()).expect("generated sequence");
+    assert!((10.0..=20.0).contains(&(seq.rows.len() as f64 / seq.meta.fps)), "a 10-20 s clip");
+    let blinks = Sequence::runs(seq.rows.iter().map(|r| r.eyes_closed));
+    assert!(blinks.len() >= 5, "blinks: {blinks:?}");
+    let longest = blinks.iter().map(|(a, b)| b - a + 1).max().unwrap_or(0) as f64 / seq.meta.fps;
+    assert!(longest >= 0.6, "one long blink, longest {longest} s");
+    assert!(seq.meta.synthetic_brow_raises.len() >= 2);
+}
+
+#[test]
+fn replaying_an_image_folder_reads_every_image_in_name_order() {
+    use facemouse::synth::{default_photo, FaceAsset, Generator, SynthConfig};
+    use opencv::core::{Mat, Vector};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let frames = tmp.path().join("frames");
+    std::fs::create_dir(&frames).expect("mkdir");
+    let mut g = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), SynthConfig::demo()).expect("gen");
+    let mut img = Mat::default();
+    for i in 0..7 {
+        g.render(i, &mut img).expect("render");
+        let p = frames.join(format!("f{i:03}.png"));
+        opencv::imgcodecs::imwrite(p.to_str().expect("utf8"), &img, &Vector::new()).expect("write png");
+    }
+    std::fs::write(frames.join("notes.txt"), "not an image").expect("write");
+    let trace = tmp.path().join("t.jsonl");
+    let out = run(bin().arg("replay").arg(&frames).arg("--trace").arg(&trace));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_trace_contract(&read_trace(&trace), 7);
+}
+
+#[test]
+fn a_missing_video_is_one_clear_line() {
+    let out = run(bin().args(["replay", "/no/such/clip.avi"]));
+    assert_one_line_error(&out, &["/no/such/clip.avi", "not found"]);
+}
+
+#[test]
+fn a_file_that_is_not_a_video_is_one_clear_line() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let f = tmp.path().join("notes.avi");
+    std::fs::write(&f, "these are not frames").expect("write");
+    let out = run(bin().arg("replay").arg(&f));
+    assert_one_line_error(&out, &["notes.avi", "cannot open", "as a video"]);
+}
+
+#[test]
+fn an_empty_folder_is_one_clear_line() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = run(bin().arg("replay").arg(tmp.path()));
+    assert_one_line_error(&out, &["no images in folder"]);
+}
+
+#[test]
+fn a_camera_that_does_not_exist_is_one_clear_line() {
+    let out = run(bin().args(["--camera", "57"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_one_line_error(&out, &["camera 57 not found", "facemouse cameras"]);
+    assert!(!err.contains("not built yet"));
+}
+
+#[test]
+fn listing_cameras_never_fails() {
+    let out = run(bin().arg("cameras"));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    if facemouse::capture::list_cameras().is_empty() {
+        assert!(text.contains("No camera found") && text.contains("facemouse replay"), "{text}");
+    } else {
+        assert!(!text.trim().is_empty());
+    }
+}
+
+#[test]
+fn an_unwritable_trace_is_one_clear_line() {
+    let out = run(bin().arg("replay").arg(demo_dir().join("video.avi")).args(["--trace", "/no/such/dir/t.jsonl"]));
+    assert_one_line_error(&out, &["/no/such/dir/t.jsonl"]);
+}
+
+#[test]
+fn a_corrupt_profile_is_one_clear_line_and_is_not_touched() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("profiles/ann");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let text = "[pointer]\nscreen_width = \"wide\"\n";
+    std::fs::write(dir.join("settings.toml"), text).expect("write");
+    let out = run(bin()
+        .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path())
+        .args(["--profile", "ann", "replay"])
+        .arg(demo_dir().join("video.avi")));
+    assert_one_line_error(&out, &["settings.toml", "line 2", "screen_width"]);
+    assert_eq!(std::fs::read_to_string(dir.join("settings.toml")).expect("still there"), text);
+}
+
+#[test]
+fn a_truncated_video_replays_what_decodes_and_says_so() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let bytes = std::fs::read(demo_dir().join("video.avi")).expect("demo clip");
+    let cut = tmp.path().join("cut.avi");
+    std::fs::write(&cut, &bytes[..bytes.len() / 3]).expect("write");
+    let trace = tmp.path().join("t.jsonl");
+    let out = run(bin().arg("replay").arg(&cut).arg("--trace").arg(&trace));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("truncated or damaged"), "{err}");
+    let lines = read_trace(&trace);
+    assert!(!lines.is_empty() && lines.len() < 450);
+    assert_trace_contract(&lines, lines.len());
+}
