@@ -56,6 +56,12 @@ impl Pipeline {
         }
     }
 
+    /// The last frame's observation (for plots and diagnostics).
+    #[must_use]
+    pub fn observation(&self) -> &Observation {
+        &self.obs
+    }
+
     /// Processes one frame that arrived at `arrived`. Returns the trace record
     /// and the commands for the output stage.
     pub fn tick(&mut self, frame: &Frame, arrived: Instant) -> (&TraceRecord, &[Command]) {

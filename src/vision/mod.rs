@@ -1,15 +1,31 @@
 //! Vision: from a frame to an [`Observation`] of the eyes, brows and pointer feature.
 //!
-//! PLACEHOLDER (foundation issue): this stage does not look at the image yet. It
-//! reports `searching` on every frame, with no positions and no events, so that
-//! the pipeline, trace and replay can be built and tested end to end. The vision
-//! issue replaces it with blink self-initialization and NCC trackers. Because it
-//! never reports `tracking`, nothing downstream can click.
+//! The states follow the user, who does nothing but sit and blink:
+//! - `searching`: BlinkLink differences consecutive frames until a natural
+//!   blink shows an eye pair ([`blinklink`]).
+//! - `initializing`: the point between the eyes is tracked while the eyes
+//!   reopen; then the open-eye, eyebrow and feature templates are taken.
+//! - `tracking`: each template is found by normalized correlation in a window
+//!   that follows the motion, with a sub-pixel peak ([`ncc`]). The eyes' match
+//!   with their open templates gives eye state, and the eye–brow distance gives
+//!   the brow switch ([`gestures`]).
+//! - `lost`: the feature fell below the correlation floor or the eyes broke the
+//!   face's geometry. No clicks happen. Tracking comes back by itself, by
+//!   finding the stored templates again or at the next natural blinks.
 
+pub mod blinklink;
+pub mod gestures;
+pub mod haar;
+pub mod ncc;
+
+use opencv::core::Mat;
+use opencv::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::capture::Frame;
 use crate::events::{Event, Point, TrackState};
+use blinklink::{BlinkLink, EyePair};
+use gestures::{BrowSwitch, BrowTiming, Ema, EyeStateMachine, EyeTiming};
 
 /// What vision saw on one frame.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -27,8 +43,26 @@ pub struct Observation {
     pub brows_raised: bool,
     /// Vision events on this frame (blinks, winks, brow raises, init, lost).
     pub events: Vec<Event>,
-    /// 0..1: how much the trackers trust this frame.
+    /// 0..1: how much the trackers trust this frame (the feature's correlation).
     pub confidence: f64,
+    /// Eye closure of each eye in thresholds (≥ 1 is closed), for plots.
+    pub closure: (f64, f64),
+    /// Brow lift above rest in inter-ocular distances, for plots.
+    pub brow_lift: f64,
+}
+
+/// Which point drives the pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FeaturePoint {
+    /// Between the eyes, on the bridge of the nose (Camera Mouse users' choice).
+    #[default]
+    MidEyes,
+    /// The nose tip, about 0.7 inter-ocular distances below the eyes.
+    NoseTip,
+    /// A point picked on the preview, as an offset from the point between the
+    /// eyes in inter-ocular distances (x right, y down).
+    Picked { dx: f64, dy: f64 },
 }
 
 /// Vision settings (the profile's `[vision]` table).
@@ -37,24 +71,184 @@ pub struct Observation {
 pub struct VisionSettings {
     /// Minimum duration of a voluntary long blink, in milliseconds.
     pub long_blink_ms: f64,
+    /// Minimum duration of a wink, in milliseconds.
+    pub wink_min_ms: f64,
+    /// The pointer feature.
+    pub feature: FeaturePoint,
+    /// Brow raise: lift above rest (inter-ocular distances) that starts a raise ...
+    pub brow_on: f64,
+    /// ... and that ends it.
+    pub brow_off: f64,
+    /// How long the lift must last before the raise counts, in ms.
+    pub brow_min_ms: f64,
+    /// After a raise ends, how long before another can start, in ms.
+    pub brow_refractory_ms: f64,
 }
 
 impl Default for VisionSettings {
     fn default() -> Self {
-        Self { long_blink_ms: 600.0 }
+        Self {
+            long_blink_ms: 600.0,
+            wink_min_ms: 250.0,
+            feature: FeaturePoint::MidEyes,
+            brow_on: 0.045,
+            brow_off: 0.025,
+            brow_min_ms: 90.0,
+            brow_refractory_ms: 300.0,
+        }
     }
 }
 
+/// Vision failures that a caller may want to see (OpenCV errors on odd frames).
+#[derive(Debug, thiserror::Error)]
+pub enum VisionError {
+    #[error("image processing failed: {0}")]
+    OpenCv(#[from] opencv::Error),
+}
+
+// Template sizes in inter-ocular distances (width, height).
+const EYE_TEMPLATE: (f64, f64) = (0.55, 0.36);
+const FEATURE_TEMPLATE: (f64, f64) = (0.45, 0.45);
+const BROW_TEMPLATE: (f64, f64) = (0.6, 0.24);
+// Search radii in inter-ocular distances.
+const FEATURE_SEARCH: f64 = 0.35;
+const EYE_SEARCH: (f64, f64) = (0.15, 0.12);
+const BROW_SEARCH: (f64, f64) = (0.06, 0.16);
+/// The feature's correlation floor: below it for `LOST_AFTER_MS`, tracking is lost.
+const FEATURE_FLOOR: f64 = 0.45;
+const LOST_AFTER_MS: f64 = 150.0;
+/// A frame is reliable for eye and brow decisions when the feature matches at least this well.
+const RELIABLE_FEATURE: f64 = 0.7;
+/// Geometry: the eye distance may change by this factor, and the eye line tilt by this much.
+const IOD_RATIO: (f64, f64) = (0.65, 1.5);
+const MAX_TILT_DEG: f64 = 40.0;
+/// Initializing: wait this long after the blink for the eyes to reopen.
+const INIT_WAIT_MS: f64 = 300.0;
+/// Re-detection while lost: the stored templates must match this well.
+const REDETECT_NCC: f64 = 0.7;
+/// Feature template refresh: how often, and the drift guard against the first template.
+const REFRESH_MS: f64 = 1000.0;
+const DRIFT_GUARD_NCC: f64 = 0.6;
+/// A closed template must differ from the open one at least this much (its correlation at most).
+const CLOSED_MAX_SIMILARITY: f64 = 0.8;
+/// Frames kept while initializing (the blink's closed eye is among them).
+const MAX_INIT_FRAMES: usize = 24;
+/// Below this correlation an eye is not trusted for its position (it follows the feature).
+const EYE_POSITION_FLOOR: f64 = 0.5;
+/// Eye offsets from the feature follow the eyes with this time constant.
+const OFFSET_TAU_MS: f64 = 150.0;
+
+/// The eye–brow geometry of one side.
+#[derive(Debug, Clone)]
+struct Side {
+    eye_tmpl: Mat,
+    /// The person's own closed eye, from a blink (BlinkLink's init blink or a later one).
+    closed_tmpl: Option<Mat>,
+    brow_tmpl: Mat,
+    /// The eye's offset from the feature (pixels).
+    eye_offset: Point,
+    /// The brow's offset from the eye in (along eye line, up) inter-ocular units.
+    brow_offset: (f64, f64),
+    eye: Point,
+    brow: Point,
+    eye_score: f64,
+}
+
+/// Everything known once tracking has started.
+#[derive(Debug, Clone)]
+struct Tracks {
+    iod0: f64,
+    feature_t0: Mat,
+    feature_tmpl: Mat,
+    feature: Point,
+    velocity: Point,
+    /// Feature offset from the mid-eye point at init (pixels).
+    feature_from_mid: Point,
+    left: Side,
+    right: Side,
+    last_refresh: f64,
+    weak_since: Option<f64>,
+    /// While a blink goes on without closed templates: its deepest eye patches so far.
+    pending_closed: Option<(f64, Mat, Mat)>,
+}
+
+enum Phase {
+    Searching,
+    Initializing { pair: EyePair, since: f64, mid_tmpl: Mat, mid: Point, frames: Vec<(Mat, Point)> },
+    Tracking(Box<Tracks>),
+    Lost { tracks: Box<Tracks>, since: f64 },
+}
+
 /// The vision stage.
-#[derive(Debug, Default)]
 pub struct Vision {
     settings: VisionSettings,
+    phase: Phase,
+    blink: BlinkLink,
+    eyes: EyeStateMachine,
+    brows: BrowSwitch,
+    confirm: haar::EyeConfirmer,
+    last_t: Option<f64>,
+    feature_score: Ema,
+    // Reused buffers.
+    result: Mat,
+    patch: Mat,
+    small: Mat,
+    small_tmpl: Mat,
+}
+
+impl Default for Vision {
+    fn default() -> Self {
+        Self::new(VisionSettings::default())
+    }
+}
+
+fn add(a: Point, b: Point) -> Point {
+    [a[0] + b[0], a[1] + b[1]]
+}
+fn sub(a: Point, b: Point) -> Point {
+    [a[0] - b[0], a[1] - b[1]]
+}
+fn dist(a: Point, b: Point) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
+}
+fn mid(a: Point, b: Point) -> Point {
+    [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0]
+}
+#[allow(clippy::cast_possible_truncation)]
+fn px(v: f64) -> i32 {
+    v.round().max(3.0) as i32
+}
+
+/// The face's unit axes from the eye line: along (image-left to image-right eye) and up.
+fn axes(re: Point, le: Point) -> (Point, Point) {
+    let d = dist(re, le).max(1e-6);
+    let e = [(le[0] - re[0]) / d, (le[1] - re[1]) / d];
+    (e, [e[1], -e[0]])
 }
 
 impl Vision {
     #[must_use]
     pub fn new(settings: VisionSettings) -> Self {
-        Self { settings }
+        Self::with_confirmer(settings, haar::EyeConfirmer::load())
+    }
+
+    /// A vision stage with a given eye confirmer (tests use [`haar::EyeConfirmer::disabled`]).
+    #[must_use]
+    pub fn with_confirmer(settings: VisionSettings, confirm: haar::EyeConfirmer) -> Self {
+        Self {
+            settings,
+            phase: Phase::Searching,
+            blink: BlinkLink::default(),
+            eyes: EyeStateMachine::default(),
+            brows: BrowSwitch::default(),
+            confirm,
+            last_t: None,
+            feature_score: Ema::default(),
+            result: Mat::default(),
+            patch: Mat::default(),
+            small: Mat::default(),
+            small_tmpl: Mat::default(),
+        }
     }
 
     /// The settings in force.
@@ -63,17 +257,480 @@ impl Vision {
         &self.settings
     }
 
-    /// Observes one frame. Placeholder: always `searching` (see the module docs).
-    pub fn observe(&mut self, _frame: &Frame, out: &mut Observation) {
-        out.state = TrackState::Searching;
-        out.le = None;
-        out.re = None;
-        out.lb = None;
-        out.rb = None;
-        out.feature = None;
-        out.eyes_closed = false;
-        out.brows_raised = false;
-        out.events.clear();
-        out.confidence = 0.0;
+    /// Replaces the settings (they apply from the next frame).
+    pub fn set_settings(&mut self, settings: VisionSettings) {
+        self.settings = settings;
     }
+
+    /// Forgets everything: the next blinks initialize again.
+    pub fn reset(&mut self) {
+        self.phase = Phase::Searching;
+        self.blink.reset();
+        self.eyes = EyeStateMachine::default();
+        self.brows = BrowSwitch::default();
+        self.feature_score = Ema::default();
+    }
+
+    /// Observes one frame into `out`. An OpenCV failure on an odd frame is
+    /// reported as a frame without positions (and logged), never a panic.
+    pub fn observe(&mut self, frame: &Frame, out: &mut Observation) {
+        out.events.clear();
+        if let Err(e) = self.observe_inner(frame, out) {
+            tracing::warn!("vision: frame {} skipped: {e}", frame.index);
+            out.le = None;
+            out.re = None;
+            out.lb = None;
+            out.rb = None;
+            out.feature = None;
+            out.eyes_closed = false;
+            out.confidence = 0.0;
+        }
+    }
+
+    fn observe_inner(&mut self, frame: &Frame, out: &mut Observation) -> Result<(), VisionError> {
+        let t = frame.t_ms;
+        let dt = self.last_t.map_or(33.3, |l| (t - l).clamp(1.0, 1000.0));
+        self.last_t = Some(t);
+        let gray = &frame.gray;
+        // BlinkLink sees every frame, so a new blink can (re)initialize whenever we are not tracking.
+        let tracking = matches!(self.phase, Phase::Tracking(_));
+        let pair = if tracking { None } else { self.blink.feed(gray)? };
+        if tracking {
+            // Keep its previous frame current so a later loss does not difference across a gap.
+            self.blink.reset();
+        }
+
+        let phase = std::mem::replace(&mut self.phase, Phase::Searching);
+        self.phase = match phase {
+            Phase::Searching => self.start_init(gray, pair, t, out)?,
+            Phase::Initializing { pair: p, since, mid_tmpl, mid: m, frames } => self.initialize(gray, p, since, mid_tmpl, m, frames, t, out)?,
+            Phase::Tracking(tracks) => self.track(gray, tracks, t, dt, out)?,
+            Phase::Lost { tracks, since } => {
+                if let Some(p) = pair {
+                    self.start_init(gray, Some(p), t, out)?
+                } else {
+                    self.recover(gray, tracks, since, t, out)?
+                }
+            }
+        };
+
+        out.state = match &self.phase {
+            Phase::Searching => TrackState::Searching,
+            Phase::Initializing { .. } => TrackState::Initializing,
+            Phase::Tracking(_) => TrackState::Tracking,
+            Phase::Lost { .. } => TrackState::Lost,
+        };
+        if let Phase::Tracking(tr) = &self.phase {
+            out.le = Some(tr.left.eye);
+            out.re = Some(tr.right.eye);
+            out.lb = Some(tr.left.brow);
+            out.rb = Some(tr.right.brow);
+            out.feature = Some(tr.feature);
+        } else {
+            out.le = None;
+            out.re = None;
+            out.lb = None;
+            out.rb = None;
+            out.feature = None;
+            out.eyes_closed = false;
+            out.brows_raised = false;
+            out.confidence = 0.0;
+        }
+        Ok(())
+    }
+
+    fn start_init(&mut self, gray: &Mat, pair: Option<EyePair>, t: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+        let Some(pair) = pair else {
+            return Ok(Phase::Searching);
+        };
+        let iod = pair.iod();
+        let m = mid(pair.le, pair.re);
+        let mut mid_tmpl = Mat::default();
+        if !ncc::extract(gray, m, px(FEATURE_TEMPLATE.0 * iod), px(FEATURE_TEMPLATE.1 * iod), &mut mid_tmpl)? {
+            return Ok(Phase::Searching);
+        }
+        let frames = vec![(gray.try_clone()?, m)];
+        // The blink that found the eyes is a blink like any other.
+        out.events.push(Event::Blink);
+        Ok(Phase::Initializing { pair, since: t, mid_tmpl, mid: m, frames })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn initialize(
+        &mut self,
+        gray: &Mat,
+        pair: EyePair,
+        since: f64,
+        mid_tmpl: Mat,
+        m: Point,
+        mut frames: Vec<(Mat, Point)>,
+        t: f64,
+        out: &mut Observation,
+    ) -> Result<Phase, VisionError> {
+        let iod = pair.iod();
+        // Follow the head while the eyes reopen.
+        let r = px(FEATURE_SEARCH * iod);
+        let Some(found) = ncc::search(gray, &mid_tmpl, m, r, r, &mut self.result)? else {
+            return Ok(Phase::Searching);
+        };
+        if found.score < FEATURE_FLOOR {
+            return Ok(Phase::Searching);
+        }
+        let shift = sub(found.pos, m);
+        let pair = EyePair { le: add(pair.le, shift), re: add(pair.re, shift), score: pair.score };
+        if t - since < INIT_WAIT_MS {
+            if frames.len() < MAX_INIT_FRAMES {
+                frames.push((gray.try_clone()?, found.pos));
+            }
+            return Ok(Phase::Initializing { pair, since, mid_tmpl, mid: found.pos, frames });
+        }
+        match self.take_templates(gray, &pair)? {
+            Some(mut tracks) => {
+                out.events.push(Event::Init);
+                self.eyes = match self.closed_from_blink(&mut tracks, &frames, found.pos)? {
+                    Some((dl, dr)) => EyeStateMachine::with_closed_references(dl, dr),
+                    None => EyeStateMachine::default(),
+                };
+                self.brows = BrowSwitch::default();
+                self.feature_score = Ema::default();
+                Ok(Phase::Tracking(Box::new(tracks)))
+            }
+            None => Ok(Phase::Searching),
+        }
+    }
+
+    fn take_templates(&mut self, gray: &Mat, pair: &EyePair) -> Result<Option<Tracks>, VisionError> {
+        let iod0 = pair.iod();
+        let le = blinklink::refine_eye_centre(gray, pair.le, iod0)?;
+        let re = blinklink::refine_eye_centre(gray, pair.re, iod0)?;
+        let iod = dist(le, re);
+        if iod < 0.8 * iod0 || iod > 1.25 * iod0 {
+            return Ok(None);
+        }
+        if !self.confirm.is_eye(gray, le, iod)? || !self.confirm.is_eye(gray, re, iod)? {
+            return Ok(None);
+        }
+        let m = mid(le, re);
+        let (e, up) = axes(re, le);
+        let feature_from_mid = match self.settings.feature {
+            FeaturePoint::MidEyes => [0.0, 0.0],
+            FeaturePoint::NoseTip => [-0.7 * iod * up[0], -0.7 * iod * up[1]],
+            FeaturePoint::Picked { dx, dy } => [dx * iod, dy * iod],
+        };
+        let feature = add(m, feature_from_mid);
+        let mut feature_t0 = Mat::default();
+        if !ncc::extract(gray, feature, px(FEATURE_TEMPLATE.0 * iod), px(FEATURE_TEMPLATE.1 * iod), &mut feature_t0)? {
+            return Ok(None);
+        }
+        let mut sides = Vec::with_capacity(2);
+        for eye in [le, re] {
+            let mut eye_tmpl = Mat::default();
+            if !ncc::extract(gray, eye, px(EYE_TEMPLATE.0 * iod), px(EYE_TEMPLATE.1 * iod), &mut eye_tmpl)? {
+                return Ok(None);
+            }
+            let brow = find_brow(gray, eye, e, up, iod, &mut self.patch)?;
+            let mut brow_tmpl = Mat::default();
+            if !ncc::extract(gray, brow, px(BROW_TEMPLATE.0 * iod), px(BROW_TEMPLATE.1 * iod), &mut brow_tmpl)? {
+                return Ok(None);
+            }
+            let rel = sub(brow, eye);
+            sides.push(Side {
+                eye_tmpl,
+                brow_tmpl,
+                eye_offset: sub(eye, feature),
+                brow_offset: ((rel[0] * e[0] + rel[1] * e[1]) / iod, (rel[0] * up[0] + rel[1] * up[1]) / iod),
+                eye,
+                brow,
+                eye_score: 1.0,
+                closed_tmpl: None,
+            });
+        }
+        let right = sides.pop().ok_or_else(|| opencv::Error::new(0, "no right eye"))?;
+        let left = sides.pop().ok_or_else(|| opencv::Error::new(0, "no left eye"))?;
+        Ok(Some(Tracks {
+            iod0: iod,
+            feature_tmpl: feature_t0.clone(),
+            feature_t0,
+            feature,
+            velocity: [0.0, 0.0],
+            feature_from_mid,
+            left,
+            right,
+            last_refresh: f64::NEG_INFINITY,
+            weak_since: None,
+            pending_closed: None,
+        }))
+    }
+
+    /// Takes each eye's closed template from the frames of the initializing
+    /// blink: the frame least like the open templates. Returns each eye's
+    /// closure evidence on that frame (its closed reference).
+    fn closed_from_blink(&mut self, tr: &mut Tracks, frames: &[(Mat, Point)], mid_now: Point) -> Result<Option<(f64, f64)>, VisionError> {
+        let mut best: Option<(f64, usize)> = None;
+        for (k, (g, m)) in frames.iter().enumerate() {
+            let shift = sub(*m, mid_now);
+            let mut sum = 0.0;
+            let mut ok = true;
+            for side in [&tr.left, &tr.right] {
+                let (w, h) = (side.eye_tmpl.cols(), side.eye_tmpl.rows());
+                if !ncc::extract(g, add(side.eye, shift), w, h, &mut self.patch)? {
+                    ok = false;
+                    break;
+                }
+                sum += ncc::correlate(&self.patch, &side.eye_tmpl, &mut self.result)?;
+            }
+            if ok && best.is_none_or(|(b, _)| sum / 2.0 < b) {
+                best = Some((sum / 2.0, k));
+            }
+        }
+        let Some((similarity, k)) = best else {
+            return Ok(None);
+        };
+        if similarity > CLOSED_MAX_SIMILARITY {
+            return Ok(None);
+        }
+        let (g, m) = &frames[k];
+        let shift = sub(*m, mid_now);
+        let mut refs = [0.0; 2];
+        for (i, side) in [&mut tr.left, &mut tr.right].into_iter().enumerate() {
+            let (w, h) = (side.eye_tmpl.cols(), side.eye_tmpl.rows());
+            let mut closed = Mat::default();
+            if !ncc::extract(g, add(side.eye, shift), w, h, &mut closed)? {
+                return Ok(None);
+            }
+            refs[i] = 1.0 - ncc::correlate(&closed, &side.eye_tmpl, &mut self.result)?;
+            side.closed_tmpl = Some(closed);
+        }
+        Ok(Some((refs[0], refs[1])))
+    }
+
+    fn track(&mut self, gray: &Mat, mut tr: Box<Tracks>, t: f64, dt: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+        let iod = dist(tr.left.eye, tr.right.eye).max(4.0);
+        // 1. The feature, in a window that follows the motion.
+        let predicted = add(tr.feature, tr.velocity);
+        let r = px(FEATURE_SEARCH * iod + 0.5 * tr.velocity[0].abs().max(tr.velocity[1].abs()));
+        let found = ncc::search(gray, &tr.feature_tmpl, predicted, r, r, &mut self.result)?;
+        let score = found.map_or(-1.0, |m| m.score);
+        out.confidence = score.clamp(0.0, 1.0);
+        if let Some(m) = found {
+            let v = sub(m.pos, tr.feature);
+            tr.velocity = [0.5 * tr.velocity[0] + 0.5 * v[0], 0.5 * tr.velocity[1] + 0.5 * v[1]];
+            tr.feature = m.pos;
+        }
+        if score < FEATURE_FLOOR {
+            let since = *tr.weak_since.get_or_insert(t);
+            if t - since >= LOST_AFTER_MS || found.is_none() {
+                out.events.push(Event::Lost);
+                return Ok(Phase::Lost { tracks: tr, since: t });
+            }
+        } else {
+            tr.weak_since = None;
+        }
+        let reliable = score >= RELIABLE_FEATURE
+            && (!self.feature_score.ready || score >= self.feature_score.value - 0.15);
+        if reliable {
+            self.feature_score.update(score, dt, 2000.0);
+        }
+
+        // 2. Each eye near where the feature says it is. Its closure evidence is
+        //    its match with the closed template minus its match with the open one.
+        let a = 1.0 - (-dt / OFFSET_TAU_MS).exp();
+        let mut evidence = [0.0; 2];
+        for (i, side) in [&mut tr.left, &mut tr.right].into_iter().enumerate() {
+            let guess = add(tr.feature, side.eye_offset);
+            let (rx, ry) = (px(EYE_SEARCH.0 * iod), px(EYE_SEARCH.1 * iod));
+            match ncc::search(gray, &side.eye_tmpl, guess, rx, ry, &mut self.result)? {
+                Some(m) => {
+                    side.eye_score = m.score;
+                    let open = m.score >= EYE_POSITION_FLOOR;
+                    side.eye = if open { m.pos } else { guess };
+                    if open && reliable {
+                        let off = sub(m.pos, tr.feature);
+                        side.eye_offset = add(side.eye_offset, [a * (off[0] - side.eye_offset[0]), a * (off[1] - side.eye_offset[1])]);
+                    }
+                }
+                None => {
+                    side.eye_score = -1.0;
+                    side.eye = guess;
+                }
+            }
+            let closed_score = match &side.closed_tmpl {
+                Some(c) => ncc::search(gray, c, guess, rx, ry, &mut self.result)?.map_or(-1.0, |m| m.score),
+                None => 0.0,
+            };
+            evidence[i] = closed_score - side.eye_score;
+        }
+
+        // 3. Geometry: the eyes must keep the face's shape.
+        let now_iod = dist(tr.left.eye, tr.right.eye);
+        let tilt = (tr.left.eye[1] - tr.right.eye[1]).atan2(tr.left.eye[0] - tr.right.eye[0]).to_degrees();
+        let ratio = now_iod / tr.iod0;
+        if ratio < IOD_RATIO.0 || ratio > IOD_RATIO.1 || tilt.abs() > MAX_TILT_DEG {
+            out.events.push(Event::Lost);
+            return Ok(Phase::Lost { tracks: tr, since: t });
+        }
+
+        // 4. Eye state.
+        let timing = EyeTiming { long_blink_ms: self.settings.long_blink_ms, wink_min_ms: self.settings.wink_min_ms };
+        out.eyes_closed = self.eyes.update(evidence[0], evidence[1], reliable, t, dt, timing, &mut out.events);
+        out.closure = self.eyes.last_closure;
+        if tr.left.closed_tmpl.is_none() {
+            self.learn_closed_templates(gray, &mut tr, out.eyes_closed, evidence)?;
+        }
+
+        // 5. Brows: found above each eye; the distance is measured along the face's up axis.
+        let (e, up) = axes(tr.right.eye, tr.left.eye);
+        let mut lift_sum = 0.0;
+        let mut lift_n = 0;
+        for side in [&mut tr.left, &mut tr.right] {
+            let guess = [
+                side.eye[0] + now_iod * (side.brow_offset.0 * e[0] + side.brow_offset.1 * up[0]),
+                side.eye[1] + now_iod * (side.brow_offset.0 * e[1] + side.brow_offset.1 * up[1]),
+            ];
+            let (rx, ry) = (px(BROW_SEARCH.0 * now_iod), px(BROW_SEARCH.1 * now_iod));
+            match ncc::search(gray, &side.brow_tmpl, guess, rx, ry, &mut self.result)? {
+                Some(m) if m.score > 0.3 => {
+                    side.brow = m.pos;
+                    let rel = sub(m.pos, side.eye);
+                    lift_sum += (rel[0] * up[0] + rel[1] * up[1]) / now_iod;
+                    lift_n += 1;
+                }
+                _ => side.brow = guess,
+            }
+        }
+        let eyes_busy = out.eyes_closed || self.eyes.last_closure.0.max(self.eyes.last_closure.1) > 0.5;
+        let brow_dist = if reliable && !eyes_busy && lift_n == 2 { Some(lift_sum / 2.0) } else { None };
+        let brow_timing = BrowTiming {
+            on: self.settings.brow_on,
+            off: self.settings.brow_off,
+            min_ms: self.settings.brow_min_ms,
+            refractory_ms: self.settings.brow_refractory_ms,
+        };
+        out.brows_raised = self.brows.update(brow_dist, t, dt, brow_timing, &mut out.events);
+        out.brow_lift = self.brows.last_lift;
+
+        // 6. Refresh the feature template now and then, guarded against drift.
+        if reliable && !out.eyes_closed && !out.brows_raised && t - tr.last_refresh >= REFRESH_MS {
+            tr.last_refresh = t;
+            let (w, h) = (tr.feature_t0.cols(), tr.feature_t0.rows());
+            if ncc::extract(gray, tr.feature, w, h, &mut self.patch)?
+                && ncc::correlate(&self.patch, &tr.feature_t0, &mut self.result)? >= DRIFT_GUARD_NCC
+            {
+                self.patch.copy_to(&mut tr.feature_tmpl)?;
+            }
+        }
+        Ok(Phase::Tracking(tr))
+    }
+
+    /// Without closed templates (the init blink gave none), the first clear
+    /// blink gives them: its deepest frame's eye patches, adopted when it ends.
+    fn learn_closed_templates(&mut self, gray: &Mat, tr: &mut Tracks, closed: bool, evidence: [f64; 2]) -> Result<(), VisionError> {
+        if closed {
+            let depth = (evidence[0] + evidence[1]) / 2.0;
+            if tr.pending_closed.as_ref().is_none_or(|(d, _, _)| depth > *d) {
+                let (w, h) = (tr.left.eye_tmpl.cols(), tr.left.eye_tmpl.rows());
+                let (mut l, mut r) = (Mat::default(), Mat::default());
+                if ncc::extract(gray, tr.left.eye, w, h, &mut l)? && ncc::extract(gray, tr.right.eye, w, h, &mut r)? {
+                    tr.pending_closed = Some((depth, l, r));
+                }
+            }
+        } else if let Some((_, l, r)) = tr.pending_closed.take() {
+            let sl = ncc::correlate(&l, &tr.left.eye_tmpl, &mut self.result)?;
+            let sr = ncc::correlate(&r, &tr.right.eye_tmpl, &mut self.result)?;
+            if (sl + sr) / 2.0 <= CLOSED_MAX_SIMILARITY {
+                tr.left.closed_tmpl = Some(l);
+                tr.right.closed_tmpl = Some(r);
+                self.eyes = EyeStateMachine::with_closed_references(1.0 - sl, 1.0 - sr);
+            }
+        }
+        Ok(())
+    }
+
+    /// While lost: look for the stored feature template, first near where it was, then everywhere.
+    fn recover(&mut self, gray: &Mat, mut tr: Box<Tracks>, since: f64, t: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+        let iod = tr.iod0;
+        let r = px(1.5 * iod);
+        let mut found = ncc::search(gray, &tr.feature_t0, tr.feature, r, r, &mut self.result)?.filter(|m| m.score >= REDETECT_NCC);
+        if found.is_none() && t - since > 500.0 {
+            found = self.search_everywhere(gray, &tr.feature_t0)?.filter(|m| m.score >= REDETECT_NCC);
+        }
+        let Some(m) = found else {
+            return Ok(Phase::Lost { tracks: tr, since });
+        };
+        // The eyes must be where they belong relative to the feature.
+        let mut ok = true;
+        for side in [&mut tr.left, &mut tr.right] {
+            let guess = add(m.pos, side.eye_offset);
+            let (rx, ry) = (px(EYE_SEARCH.0 * iod), px(EYE_SEARCH.1 * iod));
+            match ncc::search(gray, &side.eye_tmpl, guess, rx, ry, &mut self.result)? {
+                Some(e) if e.score >= 0.5 => side.eye = e.pos,
+                _ => ok = false,
+            }
+        }
+        if !ok {
+            return Ok(Phase::Lost { tracks: tr, since });
+        }
+        tr.feature = m.pos;
+        tr.feature_t0.copy_to(&mut tr.feature_tmpl)?;
+        tr.velocity = [0.0, 0.0];
+        tr.weak_since = None;
+        out.events.push(Event::Init);
+        Ok(Phase::Tracking(tr))
+    }
+
+    /// The template anywhere in the frame, at half resolution, then refined at full resolution.
+    fn search_everywhere(&mut self, gray: &Mat, tmpl: &Mat) -> Result<Option<ncc::Match>, VisionError> {
+        use opencv::core::Size;
+        use opencv::imgproc;
+        let half = |m: &Mat, out: &mut Mat| imgproc::resize(m, out, Size::new(m.cols() / 2, m.rows() / 2), 0.0, 0.0, imgproc::INTER_AREA);
+        half(gray, &mut self.small)?;
+        half(tmpl, &mut self.small_tmpl)?;
+        let c = [f64::from(self.small.cols()) / 2.0, f64::from(self.small.rows()) / 2.0];
+        let Some(coarse) = ncc::search(&self.small, &self.small_tmpl, c, self.small.cols(), self.small.rows(), &mut self.result)? else {
+            return Ok(None);
+        };
+        let r = 4;
+        Ok(ncc::search(gray, tmpl, [coarse.pos[0] * 2.0, coarse.pos[1] * 2.0], r, r, &mut self.result)?)
+    }
+}
+
+/// The eyebrow above `eye`: the darkest thick band along the face's up axis,
+/// between 0.15 and 0.65 inter-ocular distances above the eye centre.
+fn find_brow(gray: &Mat, eye: Point, e: Point, up: Point, iod: f64, patch: &mut Mat) -> Result<Point, VisionError> {
+    let half_w = 0.22 * iod;
+    let (lo, hi) = (0.15 * iod, 0.65 * iod);
+    let steps = (hi - lo).ceil() as usize + 1;
+    let mut profile = Vec::with_capacity(steps);
+    for k in 0..steps {
+        let h = lo + k as f64;
+        let mut sum = 0.0;
+        let mut n = 0.0;
+        let mut s = -half_w;
+        while s <= half_w {
+            let x = eye[0] + s * e[0] + h * up[0];
+            let y = eye[1] + s * e[1] + h * up[1];
+            #[allow(clippy::cast_possible_truncation)]
+            let (xi, yi) = (x.round() as i32, y.round() as i32);
+            if xi >= 0 && yi >= 0 && xi < gray.cols() && yi < gray.rows() {
+                sum += f64::from(*gray.at_2d::<u8>(yi, xi)?);
+                n += 1.0;
+            }
+            s += 1.0;
+        }
+        profile.push(if n > 0.0 { sum / n } else { 255.0 });
+    }
+    // Smooth over a brow's thickness so that a thin glasses rim does not win.
+    let k = ((0.08 * iod).round() as usize).max(1);
+    let mut best = (f64::INFINITY, 0usize);
+    for i in 0..profile.len() {
+        let a = i.saturating_sub(k);
+        let b = (i + k).min(profile.len() - 1);
+        let m = profile[a..=b].iter().sum::<f64>() / (b - a + 1) as f64;
+        if m < best.0 {
+            best = (m, i);
+        }
+    }
+    let h = lo + best.1 as f64;
+    let _ = patch;
+    Ok([eye[0] + h * up[0], eye[1] + h * up[1]])
 }

@@ -1,0 +1,26 @@
+//! Prints the per-frame vision signals of a video as CSV (for tuning and plots):
+//! `cargo run --release --example signals -- VIDEO > signals.csv`.
+
+use std::time::Instant;
+
+use facemouse::capture::{Frame, FrameSource, ReadOutcome, VideoFileSource};
+use facemouse::pipeline::Pipeline;
+use facemouse::profile::Settings;
+
+fn main() -> anyhow::Result<()> {
+    let path = std::env::args().nth(1).ok_or_else(|| anyhow::anyhow!("usage: signals VIDEO"))?;
+    let mut src = VideoFileSource::open(std::path::Path::new(&path))?;
+    let mut p = Pipeline::new(&Settings::default());
+    let mut f = Frame::empty();
+    println!("frame,state,closure_l,closure_r,eyes_closed,brow_lift,brows_raised,confidence,events");
+    while let ReadOutcome::Frame = src.read(&mut f)? {
+        let (rec, _) = p.tick(&f, Instant::now());
+        let (state, ev) = (rec.state, rec.events.clone());
+        let o = p.observation();
+        println!(
+            "{},{:?},{:.3},{:.3},{},{:.4},{},{:.3},{:?}",
+            f.index, state, o.closure.0, o.closure.1, o.eyes_closed, o.brow_lift, o.brows_raised, o.confidence, ev
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,237 @@
+//! Self-initialization from natural blinks (BlinkLink, Grauman et al.).
+//!
+//! Consecutive frames are differenced at a working resolution; the difference
+//! is thresholded and opened, and its connected components are candidate eye
+//! blobs. A pair of blobs of similar size, roughly level and 1.5–6 blob widths
+//! apart, whose surroundings are mirror images of each other (eyes are), is an
+//! eye pair. Frames where much of the image changed (the head or the camera
+//! moved) are skipped: a blink changes only the eyes.
+
+use opencv::core::{self, Mat, Rect, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+use super::ncc;
+use crate::events::Point;
+
+/// The width the detector works at (larger frames are reduced to it).
+pub const WORK_WIDTH: i32 = 320;
+/// Grey-level change that counts as motion.
+pub const DIFF_THRESHOLD: f64 = 14.0;
+/// A frame where more than this share of pixels changed is global motion.
+pub const MAX_CHANGED_SHARE: f64 = 0.02;
+/// Blob pairs: largest area ratio, steepest slope, spacing in blob widths.
+pub const MAX_AREA_RATIO: f64 = 3.0;
+pub const MAX_SLOPE: f64 = 0.36;
+pub const MIN_SPACING_WIDTHS: f64 = 1.5;
+pub const MAX_SPACING_WIDTHS: f64 = 6.0;
+/// Inter-ocular distance as a share of the frame width.
+pub const MIN_IOD_SHARE: f64 = 0.05;
+pub const MAX_IOD_SHARE: f64 = 0.45;
+/// Mirror symmetry the two eye regions must show.
+pub const MIN_MIRROR_NCC: f64 = 0.35;
+
+/// A candidate eye pair in full-resolution pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EyePair {
+    /// The subject's left eye (image right) and right eye (image left).
+    pub le: Point,
+    pub re: Point,
+    pub score: f64,
+}
+
+impl EyePair {
+    #[must_use]
+    pub fn iod(&self) -> f64 {
+        ((self.le[0] - self.re[0]).powi(2) + (self.le[1] - self.re[1]).powi(2)).sqrt()
+    }
+}
+
+/// The blink detector; keeps the previous small frame and its buffers.
+#[derive(Default)]
+pub struct BlinkLink {
+    prev: Mat,
+    cur: Mat,
+    diff: Mat,
+    mask: Mat,
+    opened: Mat,
+    labels: Mat,
+    stats: Mat,
+    centroids: Mat,
+    kernel: Mat,
+    flip: Mat,
+    a: Mat,
+    b: Mat,
+    corr: Mat,
+    /// Blobs of the last processed frame (for tests and diagnostics).
+    pub last_blobs: usize,
+}
+
+struct Blob {
+    c: Point,
+    w: f64,
+    h: f64,
+    area: f64,
+}
+
+impl BlinkLink {
+    /// Forgets the previous frame (after a cut or a loss).
+    pub fn reset(&mut self) {
+        self.prev = Mat::default();
+    }
+
+    /// Feeds one grey frame; returns an eye pair when this frame's change looks like a blink.
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn feed(&mut self, gray: &Mat) -> Result<Option<EyePair>, opencv::Error> {
+        let scale = if gray.cols() > WORK_WIDTH { f64::from(WORK_WIDTH) / f64::from(gray.cols()) } else { 1.0 };
+        #[allow(clippy::cast_possible_truncation)]
+        let size = Size::new((f64::from(gray.cols()) * scale).round() as i32, (f64::from(gray.rows()) * scale).round() as i32);
+        if (scale - 1.0).abs() > f64::EPSILON {
+            imgproc::resize(gray, &mut self.cur, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+        } else {
+            gray.copy_to(&mut self.cur)?;
+        }
+        let found = if self.prev.size()? == self.cur.size()? { self.pair_from_difference(gray, scale)? } else { None };
+        std::mem::swap(&mut self.prev, &mut self.cur);
+        Ok(found)
+    }
+
+    fn pair_from_difference(&mut self, full: &Mat, scale: f64) -> Result<Option<EyePair>, opencv::Error> {
+        core::absdiff(&self.cur, &self.prev, &mut self.diff)?;
+        imgproc::threshold(&self.diff, &mut self.mask, DIFF_THRESHOLD, 255.0, imgproc::THRESH_BINARY)?;
+        let total = f64::from(self.mask.rows() * self.mask.cols());
+        let changed = f64::from(core::count_non_zero(&self.mask)?);
+        if changed > MAX_CHANGED_SHARE * total || changed < 4.0 {
+            self.last_blobs = 0;
+            return Ok(None);
+        }
+        if self.kernel.empty() {
+            self.kernel = imgproc::get_structuring_element_def(imgproc::MORPH_ELLIPSE, Size::new(3, 3))?;
+        }
+        imgproc::morphology_ex_def(&self.mask, &mut self.opened, imgproc::MORPH_OPEN, &self.kernel)?;
+        let n = imgproc::connected_components_with_stats(&self.opened, &mut self.labels, &mut self.stats, &mut self.centroids, 8, core::CV_32S)?;
+        let width = f64::from(self.cur.cols());
+        let mut blobs = Vec::new();
+        for i in 1..n {
+            let area = f64::from(*self.stats.at_2d::<i32>(i, imgproc::CC_STAT_AREA)?);
+            let w = f64::from(*self.stats.at_2d::<i32>(i, imgproc::CC_STAT_WIDTH)?);
+            let h = f64::from(*self.stats.at_2d::<i32>(i, imgproc::CC_STAT_HEIGHT)?);
+            // An eye blob is a few pixels to a fifth of the largest plausible eye spacing.
+            if area < 3.0 || w > 0.5 * MAX_IOD_SHARE * width || h > w * 1.5 + 2.0 {
+                continue;
+            }
+            let c = [*self.centroids.at_2d::<f64>(i, 0)?, *self.centroids.at_2d::<f64>(i, 1)?];
+            blobs.push(Blob { c, w, h, area });
+        }
+        self.last_blobs = blobs.len();
+        if blobs.len() < 2 || blobs.len() > 40 {
+            return Ok(None);
+        }
+        let mut best: Option<EyePair> = None;
+        for i in 0..blobs.len() {
+            for j in (i + 1)..blobs.len() {
+                let (a, b) = (&blobs[i], &blobs[j]);
+                let (l, r) = if a.c[0] < b.c[0] { (a, b) } else { (b, a) };
+                let dx = r.c[0] - l.c[0];
+                let dy = r.c[1] - l.c[1];
+                let bw = l.w.max(r.w);
+                if dx <= 0.0 || dy.abs() > MAX_SLOPE * dx {
+                    continue;
+                }
+                let ratio = l.area.max(r.area) / l.area.min(r.area);
+                let spacing = dx / bw;
+                if ratio > MAX_AREA_RATIO || !(MIN_SPACING_WIDTHS..=MAX_SPACING_WIDTHS).contains(&spacing) {
+                    continue;
+                }
+                let iod_share = dx / width;
+                if !(MIN_IOD_SHARE..=MAX_IOD_SHARE).contains(&iod_share) {
+                    continue;
+                }
+                // Full-resolution centres: image-left is the subject's right eye.
+                let re = [l.c[0] / scale, l.c[1] / scale];
+                let le = [r.c[0] / scale, r.c[1] / scale];
+                let mirror = self.mirror_score(full, re, le)?;
+                if mirror < MIN_MIRROR_NCC {
+                    continue;
+                }
+                let score = mirror + (l.area + r.area).sqrt() / width - 0.3 * (ratio - 1.0) - dy.abs() / dx;
+                if best.is_none_or(|p| score > p.score) {
+                    best = Some(EyePair { le, re, score });
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// Correlation of the region around `re` with the mirrored region around `le`.
+    fn mirror_score(&mut self, full: &Mat, re: Point, le: Point) -> Result<f64, opencv::Error> {
+        let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+        #[allow(clippy::cast_possible_truncation)]
+        let (w, h) = ((0.6 * iod).round().max(6.0) as i32, (0.4 * iod).round().max(4.0) as i32);
+        if !ncc::extract(full, re, w, h, &mut self.a)? || !ncc::extract(full, le, w, h, &mut self.b)? {
+            return Ok(-1.0);
+        }
+        core::flip(&self.b, &mut self.flip, 1)?;
+        ncc::correlate(&self.a, &self.flip, &mut self.corr)
+    }
+}
+
+/// Iris size as a share of the inter-ocular distance: the scale of the dark-blob filter.
+pub const IRIS_SIGMA_IOD: f64 = 0.07;
+/// How far the iris may be from the guess, in inter-ocular distances (x, y).
+pub const IRIS_REACH_IOD: (f64, f64) = (0.2, 0.13);
+
+/// The eye centre near `p`: the strongest dark blob of iris size (the peak of
+/// the Laplacian of the Gaussian-smoothed image). A blink blob's centroid sits
+/// on the lid, and a plain darkness centroid is pulled by glasses rims; the
+/// iris is the one round dark blob of its size.
+///
+/// # Errors
+/// OpenCV failures.
+pub fn refine_eye_centre(gray: &Mat, p: Point, iod: f64) -> Result<Point, opencv::Error> {
+    let (rx, ry) = (IRIS_REACH_IOD.0 * iod, IRIS_REACH_IOD.1 * iod);
+    let sigma = IRIS_SIGMA_IOD * iod;
+    let margin = 3.0 * sigma + 2.0;
+    #[allow(clippy::cast_possible_truncation)]
+    let (w, h) = ((2.0 * (rx + margin)).round() as i32, (2.0 * (ry + margin)).round() as i32);
+    let r = ncc::patch_rect(p, w, h);
+    if !ncc::inside(r, gray.cols(), gray.rows()) {
+        return Ok(p);
+    }
+    let mut f = Mat::default();
+    Mat::roi(gray, r)?.convert_to(&mut f, core::CV_32F, 1.0, 0.0)?;
+    let mut blurred = Mat::default();
+    imgproc::gaussian_blur(&f, &mut blurred, Size::new(0, 0), sigma, sigma, core::BORDER_REPLICATE)?;
+    let mut lap = Mat::default();
+    imgproc::laplacian(&blurred, &mut lap, core::CV_32F, 3, 1.0, 0.0, core::BORDER_REPLICATE)?;
+    let (cx, cy) = (p[0] - f64::from(r.x), p[1] - f64::from(r.y));
+    let mut best = (f32::NEG_INFINITY, 0, 0);
+    for y in 0..lap.rows() {
+        if (f64::from(y) + 0.5 - cy).abs() > ry {
+            continue;
+        }
+        for x in 0..lap.cols() {
+            if (f64::from(x) + 0.5 - cx).abs() > rx {
+                continue;
+            }
+            let v = *lap.at_2d::<f32>(y, x)?;
+            if v > best.0 {
+                best = (v, x, y);
+            }
+        }
+    }
+    if !best.0.is_finite() || best.0 <= 0.0 {
+        return Ok(p);
+    }
+    let at = |x: i32, y: i32| lap.at_2d::<f32>(y, x).map_or(best.0, |v| *v);
+    let (bx, by) = (best.1, best.2);
+    let sub = |a: f32, b: f32, c: f32| {
+        let d = f64::from(a) - 2.0 * f64::from(b) + f64::from(c);
+        if d.abs() < 1e-9 { 0.0 } else { (0.5 * (f64::from(a) - f64::from(c)) / d).clamp(-0.5, 0.5) }
+    };
+    let dx = if bx > 0 && bx + 1 < lap.cols() { sub(at(bx - 1, by), best.0, at(bx + 1, by)) } else { 0.0 };
+    let dy = if by > 0 && by + 1 < lap.rows() { sub(at(bx, by - 1), best.0, at(bx, by + 1)) } else { 0.0 };
+    Ok([f64::from(r.x) + f64::from(bx) + 0.5 + dx, f64::from(r.y) + f64::from(by) + 0.5 + dy])
+}

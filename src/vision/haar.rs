@@ -1,0 +1,126 @@
+//! Confirmation of a blink's eye pair with OpenCV's Haar eye cascade
+//! (`haarcascade_eye.xml` from the opencv-data package).
+//!
+//! The blink cue finds the pair; the cascade only confirms that each blob is
+//! an eye and not, say, an eyebrow that moved. Without the cascade file the
+//! blink cue works alone, and the user is told once where it was looked for.
+
+use std::path::PathBuf;
+
+use opencv::core::{Mat, Rect, Size, Vector};
+use opencv::imgproc;
+use opencv::objdetect::CascadeClassifier;
+use opencv::prelude::*;
+
+use super::ncc;
+use crate::events::Point;
+
+/// The cascade's file name.
+pub const EYE_CASCADE: &str = "haarcascade_eye.xml";
+/// The environment variable that adds a folder to the search path.
+pub const HAAR_DIR_ENV: &str = "FACEMOUSE_HAAR_DIR";
+/// Eye regions are scaled so the inter-ocular distance is about this many pixels
+/// (the cascade's smallest eye is 20 pixels).
+const NORMALIZED_IOD: f64 = 80.0;
+
+/// Where the cascade is looked for, in order.
+#[must_use]
+pub fn search_path() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(d) = std::env::var_os(HAAR_DIR_ENV) {
+        dirs.push(PathBuf::from(d));
+    }
+    dirs.push(crate::data_dir().join("models"));
+    for d in ["/usr/share/opencv4/haarcascades", "/usr/share/opencv/haarcascades", "/usr/local/share/opencv4/haarcascades"] {
+        dirs.push(PathBuf::from(d));
+    }
+    dirs
+}
+
+/// The eye confirmer.
+pub struct EyeConfirmer {
+    cascade: Option<CascadeClassifier>,
+    roi: Mat,
+    scaled: Mat,
+    found: Vector<Rect>,
+}
+
+impl Default for EyeConfirmer {
+    fn default() -> Self {
+        Self::load()
+    }
+}
+
+impl EyeConfirmer {
+    /// Loads the cascade from the search path; logs one warning if it is missing.
+    #[must_use]
+    pub fn load() -> Self {
+        let path = search_path().into_iter().map(|d| d.join(EYE_CASCADE)).find(|p| p.is_file());
+        let cascade = path.as_ref().and_then(|p| match CascadeClassifier::new(p.as_os_str()) {
+            Ok(c) if !c.empty().unwrap_or(true) => Some(c),
+            _ => {
+                tracing::warn!("cannot load the Haar eye cascade {}: the file is damaged (reinstall opencv-data)", p.display());
+                None
+            }
+        });
+        if path.is_none() {
+            let dirs: Vec<String> = search_path().iter().map(|d| d.display().to_string()).collect();
+            tracing::warn!(
+                "{EYE_CASCADE} not found (looked in {}); blinks alone will initialize tracking. Install opencv-data or set {HAAR_DIR_ENV}.",
+                dirs.join(", ")
+            );
+        }
+        Self { cascade, roi: Mat::default(), scaled: Mat::default(), found: Vector::new() }
+    }
+
+    /// A confirmer that accepts every pair (no cascade), for tests.
+    #[must_use]
+    pub fn disabled() -> Self {
+        Self { cascade: None, roi: Mat::default(), scaled: Mat::default(), found: Vector::new() }
+    }
+
+    /// Whether a cascade is loaded.
+    #[must_use]
+    pub fn active(&self) -> bool {
+        self.cascade.is_some()
+    }
+
+    /// Whether the cascade finds an eye centred near `p` (within 0.25 `iod`).
+    /// Always true without a cascade.
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn is_eye(&mut self, gray: &Mat, p: Point, iod: f64) -> Result<bool, opencv::Error> {
+        let Some(cascade) = self.cascade.as_mut() else {
+            return Ok(true);
+        };
+        #[allow(clippy::cast_possible_truncation)]
+        let (w, h) = ((1.0 * iod).round() as i32, (0.8 * iod).round() as i32);
+        let mut r = ncc::patch_rect(p, w, h);
+        // Clip to the image: an eye near the border can still be confirmed.
+        let x1 = (r.x + r.width).min(gray.cols());
+        let y1 = (r.y + r.height).min(gray.rows());
+        r.x = r.x.max(0);
+        r.y = r.y.max(0);
+        r.width = x1 - r.x;
+        r.height = y1 - r.y;
+        if r.width < 8 || r.height < 8 {
+            return Ok(false);
+        }
+        Mat::roi(gray, r)?.copy_to(&mut self.roi)?;
+        let s = NORMALIZED_IOD / iod;
+        #[allow(clippy::cast_possible_truncation)]
+        let size = Size::new((f64::from(r.width) * s).round() as i32, (f64::from(r.height) * s).round() as i32);
+        imgproc::resize(&self.roi, &mut self.scaled, size, 0.0, 0.0, imgproc::INTER_LINEAR)?;
+        #[allow(clippy::cast_possible_truncation)]
+        let min = (0.22 * NORMALIZED_IOD) as i32;
+        cascade.detect_multi_scale(&self.scaled, &mut self.found, 1.05, 3, 0, Size::new(min, min), Size::default())?;
+        let (cx, cy) = ((p[0] - f64::from(r.x)) * s, (p[1] - f64::from(r.y)) * s);
+        let reach = 0.25 * NORMALIZED_IOD;
+        Ok(self.found.iter().any(|b| {
+            let bx = f64::from(b.x) + f64::from(b.width) / 2.0;
+            let by = f64::from(b.y) + f64::from(b.height) / 2.0;
+            (bx - cx).abs() <= reach && (by - cy).abs() <= reach
+        }))
+    }
+}
