@@ -69,6 +69,9 @@ pub struct SynthConfig {
     pub motion_px: (f64, f64),
     /// Peak roll in degrees.
     pub roll_deg: f64,
+    /// The head holds still until this time (s), as a user does when sitting
+    /// down to start, then its motion fades in over a second.
+    pub still_until_s: f64,
     /// Peak relative change of scale (0.05 = ±5 %).
     pub scale_var: f64,
     /// Standard deviation of the sensor noise in grey levels.
@@ -94,6 +97,7 @@ impl SynthConfig {
             iod_px: 64.0,
             motion_px: (45.0, 25.0),
             roll_deg: 6.0,
+            still_until_s: 2.0,
             scale_var: 0.06,
             noise_sigma: 3.0,
             light_drift: 0.08,
@@ -260,7 +264,10 @@ impl Generator {
     /// Head motion at time `t` (s): (dx, dy, roll in degrees, relative scale).
     fn motion(&self, t: f64) -> (f64, f64, f64, f64) {
         let p = &self.phases;
-        let w = |period: f64, ph: f64| (std::f64::consts::TAU * t / period + ph).sin();
+        // Motion relative to its value when the head starts moving, faded in.
+        let t0 = self.cfg.still_until_s;
+        let fade = ramp(t - t0, 1.0);
+        let w = |period: f64, ph: f64| 0.5 * fade * ((std::f64::consts::TAU * t.max(t0) / period + ph).sin() - (std::f64::consts::TAU * t0 / period + ph).sin());
         let (mx, my) = self.cfg.motion_px;
         let dx = mx * (0.65 * w(7.3, p[0]) + 0.35 * w(2.9, p[1]));
         let dy = my * (0.6 * w(5.1, p[2]) + 0.4 * w(3.7, p[3]));

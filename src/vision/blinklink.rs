@@ -17,7 +17,7 @@ use crate::events::Point;
 /// The width the detector works at (larger frames are reduced to it).
 pub const WORK_WIDTH: i32 = 320;
 /// Grey-level change that counts as motion.
-pub const DIFF_THRESHOLD: f64 = 14.0;
+pub const DIFF_THRESHOLD: f64 = 12.0;
 /// A frame where more than this share of pixels changed is global motion.
 pub const MAX_CHANGED_SHARE: f64 = 0.02;
 /// Blob pairs: largest area ratio, steepest slope, spacing in blob widths.
@@ -181,16 +181,15 @@ impl BlinkLink {
 /// Iris size as a share of the inter-ocular distance: the scale of the dark-blob filter.
 pub const IRIS_SIGMA_IOD: f64 = 0.07;
 /// How far the iris may be from the guess, in inter-ocular distances (x, y).
-pub const IRIS_REACH_IOD: (f64, f64) = (0.2, 0.13);
+pub const IRIS_REACH_IOD: (f64, f64) = (0.16, 0.12);
 
-/// The eye centre near `p`: the strongest dark blob of iris size (the peak of
-/// the Laplacian of the Gaussian-smoothed image). A blink blob's centroid sits
-/// on the lid, and a plain darkness centroid is pulled by glasses rims; the
-/// iris is the one round dark blob of its size.
+/// Up to `k` iris candidates near `p`: local maxima of the Laplacian of the
+/// Gaussian-smoothed image at iris scale (dark round blobs), strongest first,
+/// each with its response.
 ///
 /// # Errors
 /// OpenCV failures.
-pub fn refine_eye_centre(gray: &Mat, p: Point, iod: f64) -> Result<Point, opencv::Error> {
+pub fn iris_candidates(gray: &Mat, p: Point, iod: f64, k: usize) -> Result<Vec<(Point, f64)>, opencv::Error> {
     let (rx, ry) = (IRIS_REACH_IOD.0 * iod, IRIS_REACH_IOD.1 * iod);
     let sigma = IRIS_SIGMA_IOD * iod;
     let margin = 3.0 * sigma + 2.0;
@@ -198,7 +197,7 @@ pub fn refine_eye_centre(gray: &Mat, p: Point, iod: f64) -> Result<Point, opencv
     let (w, h) = ((2.0 * (rx + margin)).round() as i32, (2.0 * (ry + margin)).round() as i32);
     let r = ncc::patch_rect(p, w, h);
     if !ncc::inside(r, gray.cols(), gray.rows()) {
-        return Ok(p);
+        return Ok(Vec::new());
     }
     let mut f = Mat::default();
     Mat::roi(gray, r)?.convert_to(&mut f, core::CV_32F, 1.0, 0.0)?;
@@ -207,31 +206,87 @@ pub fn refine_eye_centre(gray: &Mat, p: Point, iod: f64) -> Result<Point, opencv
     let mut lap = Mat::default();
     imgproc::laplacian(&blurred, &mut lap, core::CV_32F, 3, 1.0, 0.0, core::BORDER_REPLICATE)?;
     let (cx, cy) = (p[0] - f64::from(r.x), p[1] - f64::from(r.y));
-    let mut best = (f32::NEG_INFINITY, 0, 0);
-    for y in 0..lap.rows() {
+    let at = |x: i32, y: i32| -> f32 { lap.at_2d::<f32>(y, x).map_or(f32::NEG_INFINITY, |v| *v) };
+    let mut peaks = Vec::new();
+    for y in 1..lap.rows() - 1 {
         if (f64::from(y) + 0.5 - cy).abs() > ry {
             continue;
         }
-        for x in 0..lap.cols() {
+        for x in 1..lap.cols() - 1 {
             if (f64::from(x) + 0.5 - cx).abs() > rx {
                 continue;
             }
-            let v = *lap.at_2d::<f32>(y, x)?;
-            if v > best.0 {
-                best = (v, x, y);
+            let v = at(x, y);
+            if v <= 0.0 {
+                continue;
+            }
+            let is_max = (-1..=1).all(|dy| (-1..=1).all(|dx| (dx == 0 && dy == 0) || at(x + dx, y + dy) <= v));
+            if is_max {
+                let sub = |a: f32, b: f32, c: f32| {
+                    let d = f64::from(a) - 2.0 * f64::from(b) + f64::from(c);
+                    if d.abs() < 1e-9 { 0.0 } else { (0.5 * (f64::from(a) - f64::from(c)) / d).clamp(-0.5, 0.5) }
+                };
+                let ox = sub(at(x - 1, y), v, at(x + 1, y));
+                let oy = sub(at(x, y - 1), v, at(x, y + 1));
+                peaks.push(([f64::from(r.x) + f64::from(x) + 0.5 + ox, f64::from(r.y) + f64::from(y) + 0.5 + oy], f64::from(v)));
             }
         }
     }
-    if !best.0.is_finite() || best.0 <= 0.0 {
-        return Ok(p);
+    peaks.sort_by(|a, b| b.1.total_cmp(&a.1));
+    // Keep peaks at least a third of an iris apart.
+    let mut kept: Vec<(Point, f64)> = Vec::with_capacity(k);
+    for (q, v) in peaks {
+        if kept.iter().all(|(o, _)| ((o[0] - q[0]).powi(2) + (o[1] - q[1]).powi(2)).sqrt() > 0.06 * iod) {
+            kept.push((q, v));
+            if kept.len() == k {
+                break;
+            }
+        }
     }
-    let at = |x: i32, y: i32| lap.at_2d::<f32>(y, x).map_or(best.0, |v| *v);
-    let (bx, by) = (best.1, best.2);
-    let sub = |a: f32, b: f32, c: f32| {
-        let d = f64::from(a) - 2.0 * f64::from(b) + f64::from(c);
-        if d.abs() < 1e-9 { 0.0 } else { (0.5 * (f64::from(a) - f64::from(c)) / d).clamp(-0.5, 0.5) }
-    };
-    let dx = if bx > 0 && bx + 1 < lap.cols() { sub(at(bx - 1, by), best.0, at(bx + 1, by)) } else { 0.0 };
-    let dy = if by > 0 && by + 1 < lap.rows() { sub(at(bx, by - 1), best.0, at(bx, by + 1)) } else { 0.0 };
-    Ok([f64::from(r.x) + f64::from(bx) + 0.5 + dx, f64::from(r.y) + f64::from(by) + 0.5 + dy])
+    Ok(kept)
+}
+
+/// Mirror-likeness given up per inter-ocular distance that a refined eye moves.
+pub const WANDER_COST: f64 = 0.5;
+
+/// The eye centres near a blink's blobs. Each eye's iris candidates are tried
+/// in pairs, and the pair whose two eye regions are the best mirror images of
+/// each other wins: a glasses rim or a shadow beside one eye is not mirrored
+/// at the same place beside the other.
+///
+/// # Errors
+/// OpenCV failures.
+pub fn refine_eye_pair(gray: &Mat, le: Point, re: Point, iod: f64) -> Result<(Point, Point), opencv::Error> {
+    let mut lc: Vec<Point> = iris_candidates(gray, le, iod, 5)?.into_iter().map(|(p, _)| p).collect();
+    let mut rc: Vec<Point> = iris_candidates(gray, re, iod, 5)?.into_iter().map(|(p, _)| p).collect();
+    // The blobs themselves sit on the lids: only a fallback when no iris shows.
+    if lc.is_empty() {
+        lc.push(le);
+    }
+    if rc.is_empty() {
+        rc.push(re);
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let (w, h) = ((0.5 * iod).round().max(6.0) as i32, (0.3 * iod).round().max(4.0) as i32);
+    let (mut a, mut b, mut flipped, mut corr) = (Mat::default(), Mat::default(), Mat::default(), Mat::default());
+    let mut best = (f64::NEG_INFINITY, le, re);
+    for l in &lc {
+        if !ncc::extract(gray, *l, w, h, &mut a)? {
+            continue;
+        }
+        core::flip(&a, &mut flipped, 1)?;
+        for r in &rc {
+            let d = ((l[0] - r[0]).powi(2) + (l[1] - r[1]).powi(2)).sqrt();
+            if !(0.8 * iod..=1.25 * iod).contains(&d) || !ncc::extract(gray, *r, w, h, &mut b)? {
+                continue;
+            }
+            // Mirror likeness, less a little for wandering from where the motion said.
+            let wander = (((l[0] - le[0]).powi(2) + (l[1] - le[1]).powi(2)).sqrt() + ((r[0] - re[0]).powi(2) + (r[1] - re[1]).powi(2)).sqrt()) / iod;
+            let score = ncc::correlate(&b, &flipped, &mut corr)? - WANDER_COST * wander;
+            if score > best.0 {
+                best = (score, *l, *r);
+            }
+        }
+    }
+    Ok((best.1, best.2))
 }

@@ -263,22 +263,21 @@ pub struct BrowTiming {
     pub refractory_ms: f64,
 }
 
-/// Time constant of the brows' rest baseline.
-pub const BROW_BASELINE_TAU_MS: f64 = 4000.0;
-/// How long the baseline is learned before raises can be detected.
+/// The span of the brows' rest level, and how much of it must be seen before detecting.
+pub const BROW_WINDOW_MS: f64 = 4000.0;
 pub const BROW_WARMUP_MS: f64 = 500.0;
 
 /// The eyebrow-raise switch (Eyebrow-Clicker): the eye–brow distance in
-/// inter-ocular distances against its adaptive rest value, with hysteresis, a
-/// minimum duration and a refractory period.
+/// inter-ocular distances against its rest level (the running median of the
+/// frames that are not raised), with hysteresis, a minimum duration and a
+/// refractory period.
 #[derive(Debug, Clone, Default)]
 pub struct BrowSwitch {
-    base: Ema,
-    warm_ms: f64,
+    rest: RobustWindow,
     above_since: Option<f64>,
     raised: bool,
     released_at: Option<f64>,
-    /// The last lift above baseline (for diagnostics and plots).
+    /// The last lift above rest (for diagnostics and plots).
     pub last_lift: f64,
 }
 
@@ -286,22 +285,21 @@ impl BrowSwitch {
     /// Feeds one measurement (`None` while it cannot be trusted: eyes closed,
     /// tracking weak). Returns whether the brows are raised and pushes `brow_raise` at the onset.
     pub fn update(&mut self, dist: Option<f64>, t_ms: f64, dt_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
+        let _ = dt_ms;
         let Some(d) = dist else {
             // Hold the state; a raise in progress stays raised through a blink.
             self.above_since = None;
             return self.raised;
         };
-        if !self.base.ready {
-            self.base.update(d, dt_ms, BROW_BASELINE_TAU_MS);
-        }
-        let lift = d - self.base.value;
+        let warm = self.rest.covered_ms() >= BROW_WARMUP_MS;
+        let lift = if warm { d - self.rest.median() } else { 0.0 };
         self.last_lift = lift;
         if self.raised {
             if lift < timing.off {
                 self.raised = false;
                 self.released_at = Some(t_ms);
             }
-        } else if self.warm_ms >= BROW_WARMUP_MS && lift >= timing.on {
+        } else if warm && lift >= timing.on {
             let since = *self.above_since.get_or_insert(t_ms);
             let rested = self.released_at.is_none_or(|r| t_ms - r >= timing.refractory_ms);
             if t_ms - since >= timing.min_ms && rested {
@@ -312,10 +310,9 @@ impl BrowSwitch {
         } else {
             self.above_since = None;
         }
-        // The rest value follows slow changes (posture, distance) but not raises.
+        // The rest level follows posture and distance, not raises.
         if !self.raised && lift < timing.off {
-            self.base.update(d, dt_ms, BROW_BASELINE_TAU_MS);
-            self.warm_ms += dt_ms;
+            self.rest.push(t_ms, d, BROW_WINDOW_MS);
         }
         self.raised
     }

@@ -21,7 +21,7 @@ pub const EYE_CASCADE: &str = "haarcascade_eye.xml";
 pub const HAAR_DIR_ENV: &str = "FACEMOUSE_HAAR_DIR";
 /// Eye regions are scaled so the inter-ocular distance is about this many pixels
 /// (the cascade's smallest eye is 20 pixels).
-const NORMALIZED_IOD: f64 = 80.0;
+const NORMALIZED_IOD: f64 = 64.0;
 
 /// Where the cascade is looked for, in order.
 #[must_use]
@@ -91,11 +91,20 @@ impl EyeConfirmer {
     /// # Errors
     /// OpenCV failures.
     pub fn is_eye(&mut self, gray: &Mat, p: Point, iod: f64) -> Result<bool, opencv::Error> {
+        Ok(self.find_eye(gray, p, iod)?.is_some())
+    }
+
+    /// The centre of the eye the cascade finds nearest `p` (within 0.25 `iod`).
+    /// `p` itself without a cascade.
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn find_eye(&mut self, gray: &Mat, p: Point, iod: f64) -> Result<Option<Point>, opencv::Error> {
         let Some(cascade) = self.cascade.as_mut() else {
-            return Ok(true);
+            return Ok(Some(p));
         };
         #[allow(clippy::cast_possible_truncation)]
-        let (w, h) = ((1.0 * iod).round() as i32, (0.8 * iod).round() as i32);
+        let (w, h) = ((1.2 * iod).round() as i32, (1.0 * iod).round() as i32);
         let mut r = ncc::patch_rect(p, w, h);
         // Clip to the image: an eye near the border can still be confirmed.
         let x1 = (r.x + r.width).min(gray.cols());
@@ -105,7 +114,7 @@ impl EyeConfirmer {
         r.width = x1 - r.x;
         r.height = y1 - r.y;
         if r.width < 8 || r.height < 8 {
-            return Ok(false);
+            return Ok(None);
         }
         Mat::roi(gray, r)?.copy_to(&mut self.roi)?;
         let s = NORMALIZED_IOD / iod;
@@ -113,14 +122,16 @@ impl EyeConfirmer {
         let size = Size::new((f64::from(r.width) * s).round() as i32, (f64::from(r.height) * s).round() as i32);
         imgproc::resize(&self.roi, &mut self.scaled, size, 0.0, 0.0, imgproc::INTER_LINEAR)?;
         #[allow(clippy::cast_possible_truncation)]
-        let min = (0.22 * NORMALIZED_IOD) as i32;
-        cascade.detect_multi_scale(&self.scaled, &mut self.found, 1.05, 3, 0, Size::new(min, min), Size::default())?;
+        let (min, max) = ((0.25 * NORMALIZED_IOD) as i32, (0.8 * NORMALIZED_IOD) as i32);
+        cascade.detect_multi_scale(&self.scaled, &mut self.found, 1.08, 3, 0, Size::new(min, min), Size::new(max, max))?;
         let (cx, cy) = ((p[0] - f64::from(r.x)) * s, (p[1] - f64::from(r.y)) * s);
         let reach = 0.25 * NORMALIZED_IOD;
-        Ok(self.found.iter().any(|b| {
-            let bx = f64::from(b.x) + f64::from(b.width) / 2.0;
-            let by = f64::from(b.y) + f64::from(b.height) / 2.0;
-            (bx - cx).abs() <= reach && (by - cy).abs() <= reach
-        }))
+        let best = self
+            .found
+            .iter()
+            .map(|b| (f64::from(b.x) + f64::from(b.width) / 2.0, f64::from(b.y) + f64::from(b.height) / 2.0))
+            .filter(|(bx, by)| (bx - cx).abs() <= reach && (by - cy).abs() <= reach)
+            .min_by(|a, b| ((a.0 - cx).hypot(a.1 - cy)).total_cmp(&(b.0 - cx).hypot(b.1 - cy)));
+        Ok(best.map(|(bx, by)| [f64::from(r.x) + bx / s, f64::from(r.y) + by / s]))
     }
 }

@@ -91,8 +91,8 @@ impl Default for VisionSettings {
             long_blink_ms: 600.0,
             wink_min_ms: 250.0,
             feature: FeaturePoint::MidEyes,
-            brow_on: 0.045,
-            brow_off: 0.025,
+            brow_on: 0.032,
+            brow_off: 0.02,
             brow_min_ms: 90.0,
             brow_refractory_ms: 300.0,
         }
@@ -124,6 +124,14 @@ const IOD_RATIO: (f64, f64) = (0.65, 1.5);
 const MAX_TILT_DEG: f64 = 40.0;
 /// Initializing: wait this long after the blink for the eyes to reopen.
 const INIT_WAIT_MS: f64 = 300.0;
+/// The brow is the nearest dark band above the eye at least this deep, relative to the deepest.
+const BROW_BAND_SHARE: f64 = 0.5;
+/// Two blink events closer than this are one blink seen twice.
+const BLINK_DEDUPE_MS: f64 = 400.0;
+/// Eyebrows sit about this far above the eyes (inter-ocular distances).
+const BROW_ABOVE_EYE: f64 = 0.35;
+/// Initializing gives up when the eyes have not reopened after this long.
+const INIT_GIVE_UP_MS: f64 = 2500.0;
 /// Re-detection while lost: the stored templates must match this well.
 const REDETECT_NCC: f64 = 0.7;
 /// Feature template refresh: how often, and the drift guard against the first template.
@@ -132,7 +140,7 @@ const DRIFT_GUARD_NCC: f64 = 0.6;
 /// A closed template must differ from the open one at least this much (its correlation at most).
 const CLOSED_MAX_SIMILARITY: f64 = 0.8;
 /// Frames kept while initializing (the blink's closed eye is among them).
-const MAX_INIT_FRAMES: usize = 24;
+const MAX_INIT_FRAMES: usize = 48;
 /// Below this correlation an eye is not trusted for its position (it follows the feature).
 const EYE_POSITION_FLOOR: f64 = 0.5;
 /// Eye offsets from the feature follow the eyes with this time constant.
@@ -170,11 +178,13 @@ struct Tracks {
     weak_since: Option<f64>,
     /// While a blink goes on without closed templates: its deepest eye patches so far.
     pending_closed: Option<(f64, Mat, Mat)>,
+    /// Started from a brow raise, not a blink: replaced at the first blink.
+    provisional: bool,
 }
 
 enum Phase {
     Searching,
-    Initializing { pair: EyePair, since: f64, mid_tmpl: Mat, mid: Point, frames: Vec<(Mat, Point)> },
+    Initializing { pair: EyePair, since: f64, mid_tmpl: Mat, mid: Point, frames: Vec<(Mat, Point)>, from_blink: bool },
     Tracking(Box<Tracks>),
     Lost { tracks: Box<Tracks>, since: f64 },
 }
@@ -189,6 +199,10 @@ pub struct Vision {
     confirm: haar::EyeConfirmer,
     last_t: Option<f64>,
     feature_score: Ema,
+    /// The previous frame while not tracking: eyes are confirmed on it, before they closed.
+    prev_gray: Mat,
+    /// When the last blink event was emitted.
+    last_blink: Option<f64>,
     // Reused buffers.
     result: Mat,
     patch: Mat,
@@ -244,6 +258,8 @@ impl Vision {
             confirm,
             last_t: None,
             feature_score: Ema::default(),
+            prev_gray: Mat::default(),
+            last_blink: None,
             result: Mat::default(),
             patch: Mat::default(),
             small: Mat::default(),
@@ -293,27 +309,48 @@ impl Vision {
         self.last_t = Some(t);
         let gray = &frame.gray;
         // BlinkLink sees every frame, so a new blink can (re)initialize whenever we are not tracking.
-        let tracking = matches!(self.phase, Phase::Tracking(_));
-        let pair = if tracking { None } else { self.blink.feed(gray)? };
-        if tracking {
+        // BlinkLink watches every frame while there is no confirmed track, so a
+        // blink can (re)initialize; a provisional track (started from a brow
+        // raise) is replaced at the first blink.
+        let provisional = matches!(&self.phase, Phase::Tracking(tr) if tr.provisional);
+        let watching = !matches!(self.phase, Phase::Tracking(_)) || provisional;
+        let (pair, from_blink) = if watching {
+            self.motion_pair(gray)?
+        } else {
             // Keep its previous frame current so a later loss does not difference across a gap.
             self.blink.reset();
-        }
+            (None, true)
+        };
 
         let phase = std::mem::replace(&mut self.phase, Phase::Searching);
         self.phase = match phase {
-            Phase::Searching => self.start_init(gray, pair, t, out)?,
-            Phase::Initializing { pair: p, since, mid_tmpl, mid: m, frames } => self.initialize(gray, p, since, mid_tmpl, m, frames, t, out)?,
-            Phase::Tracking(tracks) => self.track(gray, tracks, t, dt, out)?,
+            Phase::Searching => self.start_init(gray, pair, from_blink, t, out)?,
+            Phase::Initializing { pair: p, since, mid_tmpl, mid: m, frames, from_blink: fb } => {
+                self.initialize(gray, p, since, mid_tmpl, m, frames, fb, t, out)?
+            }
+            Phase::Tracking(tracks) => match pair {
+                Some(p) if tracks.provisional && from_blink && dist(p.le, tracks.left.eye).max(dist(p.re, tracks.right.eye)) < 0.35 * p.iod() => {
+                    self.start_init(gray, Some(p), true, t, out)?
+                }
+                _ => self.track(gray, tracks, t, dt, out)?,
+            },
             Phase::Lost { tracks, since } => {
                 if let Some(p) = pair {
-                    self.start_init(gray, Some(p), t, out)?
+                    self.start_init(gray, Some(p), from_blink, t, out)?
                 } else {
                     self.recover(gray, tracks, since, t, out)?
                 }
             }
         };
 
+        // One blink is one event, whichever path saw it.
+        if out.events.contains(&Event::Blink) {
+            if self.last_blink.is_some_and(|b| t - b < BLINK_DEDUPE_MS) {
+                out.events.retain(|e| *e != Event::Blink);
+            } else {
+                self.last_blink = Some(t);
+            }
+        }
         out.state = match &self.phase {
             Phase::Searching => TrackState::Searching,
             Phase::Initializing { .. } => TrackState::Initializing,
@@ -339,7 +376,35 @@ impl Vision {
         Ok(())
     }
 
-    fn start_init(&mut self, gray: &Mat, pair: Option<EyePair>, t: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+    /// Feeds BlinkLink and confirms its pair with the eye cascade on the frame
+    /// before the motion (open eyes) or this one. A pair that is not eyes may
+    /// be the brows rising: then eyes found below it count, marked as not from a blink.
+    fn motion_pair(&mut self, gray: &Mat) -> Result<(Option<EyePair>, bool), VisionError> {
+        let mut pair = self.blink.feed(gray)?;
+        let mut from_blink = true;
+        if let Some(p) = pair {
+            let iod = p.iod();
+            let before = if self.prev_gray.size()? == gray.size()? { &self.prev_gray } else { gray };
+            let confirmed = |c: &mut haar::EyeConfirmer, g: &Mat| -> Result<bool, opencv::Error> {
+                Ok(c.is_eye(g, p.le, iod)? && c.is_eye(g, p.re, iod)?)
+            };
+            if !(confirmed(&mut self.confirm, before)? || confirmed(&mut self.confirm, gray)?) {
+                let (_, up) = axes(p.re, p.le);
+                let drop = [-BROW_ABOVE_EYE * iod * up[0], -BROW_ABOVE_EYE * iod * up[1]];
+                let le = self.confirm.find_eye(gray, add(p.le, drop), iod)?;
+                let re = self.confirm.find_eye(gray, add(p.re, drop), iod)?;
+                pair = match (le, re) {
+                    (Some(le), Some(re)) if self.confirm.active() => Some(EyePair { le, re, score: p.score }),
+                    _ => None,
+                };
+                from_blink = false;
+            }
+        }
+        gray.copy_to(&mut self.prev_gray)?;
+        Ok((pair, from_blink))
+    }
+
+    fn start_init(&mut self, gray: &Mat, pair: Option<EyePair>, from_blink: bool, t: f64, out: &mut Observation) -> Result<Phase, VisionError> {
         let Some(pair) = pair else {
             return Ok(Phase::Searching);
         };
@@ -351,8 +416,10 @@ impl Vision {
         }
         let frames = vec![(gray.try_clone()?, m)];
         // The blink that found the eyes is a blink like any other.
-        out.events.push(Event::Blink);
-        Ok(Phase::Initializing { pair, since: t, mid_tmpl, mid: m, frames })
+        if from_blink {
+            out.events.push(Event::Blink);
+        }
+        Ok(Phase::Initializing { pair, since: t, mid_tmpl, mid: m, frames, from_blink })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -364,6 +431,7 @@ impl Vision {
         mid_tmpl: Mat,
         m: Point,
         mut frames: Vec<(Mat, Point)>,
+        from_blink: bool,
         t: f64,
         out: &mut Observation,
     ) -> Result<Phase, VisionError> {
@@ -378,14 +446,23 @@ impl Vision {
         }
         let shift = sub(found.pos, m);
         let pair = EyePair { le: add(pair.le, shift), re: add(pair.re, shift), score: pair.score };
-        if t - since < INIT_WAIT_MS {
+        // Wait for the eyes to reopen: the cascade finds open eyes, not shut ones.
+        let iod_now = pair.iod();
+        let open = t - since >= INIT_WAIT_MS
+            && self.confirm.is_eye(gray, pair.le, iod_now)?
+            && self.confirm.is_eye(gray, pair.re, iod_now)?;
+        if !open {
+            if t - since > INIT_GIVE_UP_MS {
+                return Ok(Phase::Searching);
+            }
             if frames.len() < MAX_INIT_FRAMES {
                 frames.push((gray.try_clone()?, found.pos));
             }
-            return Ok(Phase::Initializing { pair, since, mid_tmpl, mid: found.pos, frames });
+            return Ok(Phase::Initializing { pair, since, mid_tmpl, mid: found.pos, frames, from_blink });
         }
         match self.take_templates(gray, &pair)? {
             Some(mut tracks) => {
+                tracks.provisional = !from_blink;
                 out.events.push(Event::Init);
                 self.eyes = match self.closed_from_blink(&mut tracks, &frames, found.pos)? {
                     Some((dl, dr)) => EyeStateMachine::with_closed_references(dl, dr),
@@ -401,15 +478,14 @@ impl Vision {
 
     fn take_templates(&mut self, gray: &Mat, pair: &EyePair) -> Result<Option<Tracks>, VisionError> {
         let iod0 = pair.iod();
-        let le = blinklink::refine_eye_centre(gray, pair.le, iod0)?;
-        let re = blinklink::refine_eye_centre(gray, pair.re, iod0)?;
+        let (le, re) = blinklink::refine_eye_pair(gray, pair.le, pair.re, iod0)?;
+
+
         let iod = dist(le, re);
         if iod < 0.8 * iod0 || iod > 1.25 * iod0 {
             return Ok(None);
         }
-        if !self.confirm.is_eye(gray, le, iod)? || !self.confirm.is_eye(gray, re, iod)? {
-            return Ok(None);
-        }
+
         let m = mid(le, re);
         let (e, up) = axes(re, le);
         let feature_from_mid = match self.settings.feature {
@@ -459,6 +535,7 @@ impl Vision {
             last_refresh: f64::NEG_INFINITY,
             weak_since: None,
             pending_closed: None,
+            provisional: false,
         }))
     }
 
@@ -695,11 +772,13 @@ impl Vision {
 }
 
 /// The eyebrow above `eye`: the darkest thick band along the face's up axis,
-/// between 0.15 and 0.65 inter-ocular distances above the eye centre.
+/// between 0.15 and 0.5 inter-ocular distances above the eye centre.
 fn find_brow(gray: &Mat, eye: Point, e: Point, up: Point, iod: f64, patch: &mut Mat) -> Result<Point, VisionError> {
     let half_w = 0.22 * iod;
-    let (lo, hi) = (0.15 * iod, 0.65 * iod);
-    let steps = (hi - lo).ceil() as usize + 1;
+    // The profile reaches a little higher than a brow may be, to see the skin above it.
+    let (lo, hi, top) = (0.15 * iod, 0.5 * iod, 0.62 * iod);
+    let steps = (top - lo).ceil() as usize + 1;
+    let last_band = (hi - lo).ceil() as usize;
     let mut profile = Vec::with_capacity(steps);
     for k in 0..steps {
         let h = lo + k as f64;
@@ -721,15 +800,31 @@ fn find_brow(gray: &Mat, eye: Point, e: Point, up: Point, iod: f64, patch: &mut 
     }
     // Smooth over a brow's thickness so that a thin glasses rim does not win.
     let k = ((0.08 * iod).round() as usize).max(1);
-    let mut best = (f64::INFINITY, 0usize);
-    for i in 0..profile.len() {
-        let a = i.saturating_sub(k);
-        let b = (i + k).min(profile.len() - 1);
-        let m = profile[a..=b].iter().sum::<f64>() / (b - a + 1) as f64;
-        if m < best.0 {
-            best = (m, i);
+    let smooth: Vec<f64> = (0..profile.len())
+        .map(|i| {
+            let a = i.saturating_sub(k);
+            let b = (i + k).min(profile.len() - 1);
+            profile[a..=b].iter().sum::<f64>() / (b - a + 1) as f64
+        })
+        .collect();
+    // Dark bands are local minima; a band's depth is how much brighter the skin
+    // between it and the eye gets. The brow is the band nearest the eye that is
+    // nearly as deep as the deepest (hair above the brows is a band too).
+    // A band needs brighter skin on both sides: the top of the range, where
+    // hair may begin, is an edge, not a band.
+    let mut bands = Vec::new();
+    for i in 1..smooth.len().saturating_sub(1).min(last_band + 1) {
+        if smooth[i] <= smooth[i - 1] && smooth[i] <= smooth[i + 1] {
+            let below = smooth[..i].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let above = smooth[i + 1..].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            bands.push((i, below.min(above) - smooth[i]));
         }
     }
+    let deepest = bands.iter().map(|b| b.1).fold(0.0, f64::max);
+    let best = bands
+        .iter()
+        .find(|b| b.1 >= BROW_BAND_SHARE * deepest && b.1 > 0.0)
+        .map_or_else(|| (0.0, smooth.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |m| m.0)), |b| (b.1, b.0));
     let h = lo + best.1 as f64;
     let _ = patch;
     Ok([eye[0] + h * up[0], eye[1] + h * up[1]])
