@@ -2,7 +2,7 @@
 //!
 //! Consecutive frames are differenced at a working resolution; the difference
 //! is thresholded and opened, and its connected components are candidate eye
-//! blobs. A pair of blobs of similar size, roughly level and 1.5–6 blob widths
+//! blobs. A pair of blobs of similar size, roughly level and 1.5–16 blob widths
 //! apart, whose surroundings are mirror images of each other (eyes are), is an
 //! eye pair. Frames where much of the image changed (the head or the camera
 //! moved) are skipped: a blink changes only the eyes.
@@ -24,7 +24,7 @@ pub const MAX_CHANGED_SHARE: f64 = 0.02;
 pub const MAX_AREA_RATIO: f64 = 3.0;
 pub const MAX_SLOPE: f64 = 0.36;
 pub const MIN_SPACING_WIDTHS: f64 = 1.5;
-pub const MAX_SPACING_WIDTHS: f64 = 6.0;
+pub const MAX_SPACING_WIDTHS: f64 = 16.0;
 /// Inter-ocular distance as a share of the frame width.
 pub const MIN_IOD_SHARE: f64 = 0.05;
 pub const MAX_IOD_SHARE: f64 = 0.45;
@@ -244,6 +244,15 @@ pub fn iris_candidates(gray: &Mat, p: Point, iod: f64, k: usize) -> Result<Vec<(
         }
     }
     Ok(kept)
+}
+
+/// The iris candidate nearest `p` (an eye cascade's box centre), or `p` if none.
+///
+/// # Errors
+/// OpenCV failures.
+pub fn nearest_iris(gray: &Mat, p: Point, iod: f64) -> Result<Point, opencv::Error> {
+    let d = |q: &Point| (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2);
+    Ok(iris_candidates(gray, p, iod, 5)?.into_iter().map(|(q, _)| q).min_by(|a, b| d(a).total_cmp(&d(b))).unwrap_or(p))
 }
 
 /// Mirror-likeness given up per inter-ocular distance that a refined eye moves.

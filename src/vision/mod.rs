@@ -382,6 +382,9 @@ impl Vision {
     fn motion_pair(&mut self, gray: &Mat) -> Result<(Option<EyePair>, bool), VisionError> {
         let mut pair = self.blink.feed(gray)?;
         let mut from_blink = true;
+        if std::env::var_os("FM_DEBUG").is_some() {
+            eprintln!("blobs {} pair {:?}", self.blink.last_blobs, pair);
+        }
         if let Some(p) = pair {
             let iod = p.iod();
             let before = if self.prev_gray.size()? == gray.size()? { &self.prev_gray } else { gray };
@@ -478,9 +481,18 @@ impl Vision {
 
     fn take_templates(&mut self, gray: &Mat, pair: &EyePair) -> Result<Option<Tracks>, VisionError> {
         let iod0 = pair.iod();
-        let (le, re) = blinklink::refine_eye_pair(gray, pair.le, pair.re, iod0)?;
-
-
+        // Where the eye cascade finds both eyes, its boxes are centred on them
+        // (motion blobs sit on the lids): each eye is the iris nearest its box.
+        // Otherwise the blobs' mirror-alike iris pair is used.
+        let haar_le = self.confirm.find_eye(gray, pair.le, iod0)?.filter(|_| self.confirm.active());
+        let haar_re = self.confirm.find_eye(gray, pair.re, iod0)?.filter(|_| self.confirm.active());
+        let (le, re) = match (haar_le, haar_re) {
+            (Some(l), Some(r)) => {
+                let iod_h = dist(l, r).max(4.0);
+                (blinklink::nearest_iris(gray, l, iod_h)?, blinklink::nearest_iris(gray, r, iod_h)?)
+            }
+            _ => blinklink::refine_eye_pair(gray, pair.le, pair.re, iod0)?,
+        };
         let iod = dist(le, re);
         if iod < 0.8 * iod0 || iod > 1.25 * iod0 {
             return Ok(None);
