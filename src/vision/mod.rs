@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::capture::Frame;
 use crate::events::{Event, Point, TrackState};
 use blinklink::{BlinkLink, EyePair};
-use gestures::{BrowSwitch, BrowTiming, Ema, EyeStateMachine, EyeTiming};
+use gestures::{BrowSwitch, BrowTiming, Ema, EyeOpenness, EyeStateMachine, EyeTiming};
 
 /// What vision saw on one frame.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -467,10 +467,14 @@ impl Vision {
             Some(mut tracks) => {
                 tracks.provisional = !from_blink;
                 out.events.push(Event::Init);
-                self.eyes = match self.closed_from_blink(&mut tracks, &frames, found.pos)? {
-                    Some((dl, dr)) => EyeStateMachine::with_closed_references(dl, dr),
-                    None => EyeStateMachine::default(),
-                };
+                let [l, r] = self.closed_from_blink(&mut tracks, &frames, found.pos)?;
+                self.eyes = EyeStateMachine::default();
+                if let Some(d) = l {
+                    self.eyes.left = EyeOpenness::with_closed_reference(d);
+                }
+                if let Some(d) = r {
+                    self.eyes.right = EyeOpenness::with_closed_reference(d);
+                }
                 self.brows = BrowSwitch::default();
                 self.feature_score = Ema::default();
                 Ok(Phase::Tracking(Box::new(tracks)))
@@ -552,45 +556,33 @@ impl Vision {
     }
 
     /// Takes each eye's closed template from the frames of the initializing
-    /// blink: the frame least like the open templates. Returns each eye's
-    /// closure evidence on that frame (its closed reference).
-    fn closed_from_blink(&mut self, tr: &mut Tracks, frames: &[(Mat, Point)], mid_now: Point) -> Result<Option<(f64, f64)>, VisionError> {
-        let mut best: Option<(f64, usize)> = None;
-        for (k, (g, m)) in frames.iter().enumerate() {
-            let shift = sub(*m, mid_now);
-            let mut sum = 0.0;
-            let mut ok = true;
-            for side in [&tr.left, &tr.right] {
-                let (w, h) = (side.eye_tmpl.cols(), side.eye_tmpl.rows());
-                if !ncc::extract(g, add(side.eye, shift), w, h, &mut self.patch)? {
-                    ok = false;
-                    break;
-                }
-                sum += ncc::correlate(&self.patch, &side.eye_tmpl, &mut self.result)?;
-            }
-            if ok && best.is_none_or(|(b, _)| sum / 2.0 < b) {
-                best = Some((sum / 2.0, k));
-            }
-        }
-        let Some((similarity, k)) = best else {
-            return Ok(None);
-        };
-        if similarity > CLOSED_MAX_SIMILARITY {
-            return Ok(None);
-        }
-        let (g, m) = &frames[k];
-        let shift = sub(*m, mid_now);
-        let mut refs = [0.0; 2];
+    /// blink: the frame where that eye is least like its open template. An eye
+    /// whose blink frames all still look open gets none (it learns one at a
+    /// later blink). Returns each eye's closure evidence on its closed frame
+    /// (its closed reference).
+    fn closed_from_blink(&mut self, tr: &mut Tracks, frames: &[(Mat, Point)], mid_now: Point) -> Result<[Option<f64>; 2], VisionError> {
+        let mut refs = [None; 2];
         for (i, side) in [&mut tr.left, &mut tr.right].into_iter().enumerate() {
             let (w, h) = (side.eye_tmpl.cols(), side.eye_tmpl.rows());
-            let mut closed = Mat::default();
-            if !ncc::extract(g, add(side.eye, shift), w, h, &mut closed)? {
-                return Ok(None);
+            let mut best: Option<(f64, usize)> = None;
+            for (k, (g, m)) in frames.iter().enumerate() {
+                if ncc::extract(g, add(side.eye, sub(*m, mid_now)), w, h, &mut self.patch)? {
+                    let sim = ncc::correlate(&self.patch, &side.eye_tmpl, &mut self.result)?;
+                    if best.is_none_or(|(b, _)| sim < b) {
+                        best = Some((sim, k));
+                    }
+                }
             }
-            refs[i] = 1.0 - ncc::correlate(&closed, &side.eye_tmpl, &mut self.result)?;
-            side.closed_tmpl = Some(closed);
+            if let Some((sim, k)) = best.filter(|(sim, _)| *sim <= CLOSED_MAX_SIMILARITY) {
+                let (g, m) = &frames[k];
+                let mut closed = Mat::default();
+                if ncc::extract(g, add(side.eye, sub(*m, mid_now)), w, h, &mut closed)? {
+                    side.closed_tmpl = Some(closed);
+                    refs[i] = Some(1.0 - sim);
+                }
+            }
         }
-        Ok(Some((refs[0], refs[1])))
+        Ok(refs)
     }
 
     fn track(&mut self, gray: &Mat, mut tr: Box<Tracks>, t: f64, dt: f64, out: &mut Observation) -> Result<Phase, VisionError> {
@@ -663,7 +655,7 @@ impl Vision {
         let timing = EyeTiming { long_blink_ms: self.settings.long_blink_ms, wink_min_ms: self.settings.wink_min_ms };
         out.eyes_closed = self.eyes.update(evidence[0], evidence[1], reliable, t, dt, timing, &mut out.events);
         out.closure = self.eyes.last_closure;
-        if tr.left.closed_tmpl.is_none() {
+        if tr.left.closed_tmpl.is_none() || tr.right.closed_tmpl.is_none() {
             self.learn_closed_templates(gray, &mut tr, out.eyes_closed, evidence)?;
         }
 
@@ -711,8 +703,8 @@ impl Vision {
         Ok(Phase::Tracking(tr))
     }
 
-    /// Without closed templates (the init blink gave none), the first clear
-    /// blink gives them: its deepest frame's eye patches, adopted when it ends.
+    /// An eye without a closed template (the init blink gave none) gets one
+    /// at the first clear blink: its deepest frame's patch, adopted when the blink ends.
     fn learn_closed_templates(&mut self, gray: &Mat, tr: &mut Tracks, closed: bool, evidence: [f64; 2]) -> Result<(), VisionError> {
         if closed {
             let depth = (evidence[0] + evidence[1]) / 2.0;
@@ -724,12 +716,15 @@ impl Vision {
                 }
             }
         } else if let Some((_, l, r)) = tr.pending_closed.take() {
-            let sl = ncc::correlate(&l, &tr.left.eye_tmpl, &mut self.result)?;
-            let sr = ncc::correlate(&r, &tr.right.eye_tmpl, &mut self.result)?;
-            if (sl + sr) / 2.0 <= CLOSED_MAX_SIMILARITY {
-                tr.left.closed_tmpl = Some(l);
-                tr.right.closed_tmpl = Some(r);
-                self.eyes = EyeStateMachine::with_closed_references(1.0 - sl, 1.0 - sr);
+            for (side, eye, patch) in [(&mut tr.left, &mut self.eyes.left, l), (&mut tr.right, &mut self.eyes.right, r)] {
+                if side.closed_tmpl.is_some() {
+                    continue;
+                }
+                let sim = ncc::correlate(&patch, &side.eye_tmpl, &mut self.result)?;
+                if sim <= CLOSED_MAX_SIMILARITY {
+                    side.closed_tmpl = Some(patch);
+                    *eye = EyeOpenness::with_closed_reference(1.0 - sim);
+                }
             }
         }
         Ok(())
