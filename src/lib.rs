@@ -3,6 +3,7 @@
 //! See `ARCHITECTURE.md` for the data flow and which module owns what.
 
 pub mod capture;
+pub mod eval;
 pub mod events;
 pub mod labels;
 pub mod output;

@@ -42,6 +42,21 @@ enum Command {
         #[arg(long)]
         realtime: bool,
     },
+    /// Replay labelled sequences (folders with video.avi, labels.csv, meta.json) and print their scores.
+    Eval {
+        /// Sequence folders, in the format of ../shared/data.
+        #[arg(required = true)]
+        sequences: Vec<PathBuf>,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Also write each sequence's trace into this folder.
+        #[arg(long)]
+        trace_dir: Option<PathBuf>,
+        /// Override the event tolerance in seconds.
+        #[arg(long)]
+        tol_s: Option<f64>,
+    },
     /// Generate a labelled face sequence (video.avi, labels.csv, meta.json) from the shipped photo.
     Synth {
         /// Output folder.
@@ -104,6 +119,7 @@ fn run() -> Result<()> {
             print_summary(&summary, trace.as_deref());
             Ok(())
         }
+        Some(Command::Eval { sequences, json, trace_dir, tol_s }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, &cli.profile),
         Some(Command::Synth { out, demo, seed, seconds, fps }) => {
             let cfg = if demo { SynthConfig::demo() } else { SynthConfig::random(seed, seconds, fps) };
             let asset = FaceAsset::load(&synth::default_photo())?;
@@ -119,6 +135,33 @@ fn run() -> Result<()> {
         }
         None => live(cli.camera.as_deref(), &cli.profile),
     }
+}
+
+fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, tol_s: Option<f64>, profile_name: &str) -> Result<()> {
+    let prof = profile::load(profile_name).context("cannot load the profile")?;
+    let mut all = Vec::new();
+    for dir in sequences {
+        let seq = facemouse::labels::Sequence::load(dir)?;
+        let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &prof.settings)
+            .with_context(|| format!("cannot replay {}", dir.display()))?;
+        if let Some(td) = trace_dir {
+            std::fs::create_dir_all(td).with_context(|| format!("cannot create {}", td.display()))?;
+            let name = dir.file_name().map_or_else(|| "trace".into(), |n| n.to_string_lossy().to_string());
+            let mut w = facemouse::trace::TraceWriter::create(&td.join(format!("{name}.jsonl")))?;
+            for r in &records {
+                w.write(r)?;
+            }
+            w.finish()?;
+        }
+        all.push(facemouse::eval::score(&seq, &records, tol_s));
+    }
+    let summary = facemouse::eval::summarize(&all);
+    if json {
+        println!("{}", serde_json::json!({ "sequences": all, "summary": summary }));
+    } else {
+        print!("{}", facemouse::eval::table(&all, &summary));
+    }
+    Ok(())
 }
 
 fn cameras() {
@@ -153,8 +196,9 @@ fn live(camera: Option<&str>, profile_name: &str) -> Result<()> {
     );
     let stop = stop_flag();
     let mut sink = NullSink;
-    let summary =
-        replay::run_handle(&handle, &prof.settings, None, &mut sink, &stop, &mut |m| eprintln!("facemouse: {m}"))?;
+    let summary = replay::run_handle(&handle, &prof.settings, &mut |_| Ok(()), &mut sink, &stop, &mut |m| {
+        eprintln!("facemouse: {m}");
+    })?;
     print_summary(&summary, None);
     Ok(())
 }

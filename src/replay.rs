@@ -9,7 +9,7 @@ use crate::capture::{self, CaptureError, CaptureHandle, SourceSpec, SourceStatus
 use crate::output::{OutputError, PointerSink};
 use crate::pipeline::Pipeline;
 use crate::profile::Settings;
-use crate::trace::{TraceError, TraceWriter};
+use crate::trace::{TraceError, TraceRecord, TraceWriter};
 
 /// How long the loop waits for a frame before it checks on the source.
 const TAKE_TIMEOUT: Duration = Duration::from_millis(500);
@@ -62,9 +62,48 @@ pub fn run(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&str),
 ) -> Result<RunSummary, ReplayError> {
-    let writer = trace.map(TraceWriter::create).transpose()?;
+    let mut writer = trace.map(TraceWriter::create).transpose()?;
     let handle = capture::spawn(spec)?;
-    run_handle(&handle, settings, writer, sink, stop, report)
+    let summary = run_handle(
+        &handle,
+        settings,
+        &mut |rec| {
+            if let Some(w) = writer.as_mut() {
+                w.write(rec)?;
+            }
+            Ok(())
+        },
+        sink,
+        stop,
+        report,
+    )?;
+    if let Some(w) = writer {
+        w.finish()?;
+    }
+    Ok(summary)
+}
+
+/// Runs `spec` as fast as possible and returns every frame's record, rounded as
+/// a trace file would hold it (for evaluation in memory).
+///
+/// # Errors
+/// See [`run`].
+pub fn collect(spec: SourceSpec, settings: &Settings) -> Result<(Vec<TraceRecord>, RunSummary), ReplayError> {
+    let handle = capture::spawn(spec)?;
+    let mut records = Vec::new();
+    let stop = AtomicBool::new(false);
+    let summary = run_handle(
+        &handle,
+        settings,
+        &mut |rec| {
+            records.push(rec.rounded());
+            Ok(())
+        },
+        &mut crate::output::NullSink,
+        &stop,
+        &mut |m| tracing::warn!("{m}"),
+    )?;
+    Ok((records, summary))
 }
 
 /// Runs the pipeline on an already started capture thread (see [`run`]).
@@ -74,7 +113,7 @@ pub fn run(
 pub fn run_handle(
     handle: &CaptureHandle,
     settings: &Settings,
-    mut writer: Option<TraceWriter>,
+    on_record: &mut dyn FnMut(&TraceRecord) -> Result<(), ReplayError>,
     sink: &mut dyn PointerSink,
     stop: &AtomicBool,
     report: &mut dyn FnMut(&str),
@@ -92,9 +131,7 @@ pub fn run_handle(
                 for c in cmds {
                     sink.apply(c)?;
                 }
-                if let Some(w) = writer.as_mut() {
-                    w.write(rec)?;
-                }
+                on_record(rec)?;
                 proc.push(rec.proc_us);
                 summary.frames += 1;
                 if rec.state == crate::events::TrackState::Tracking {
@@ -119,9 +156,6 @@ pub fn run_handle(
                 SourceStatus::Ended | SourceStatus::Failed(_) => {}
             }
         }
-    }
-    if let Some(w) = writer {
-        w.finish()?;
     }
     summary.dropped = slot.dropped();
     proc.sort_unstable();
@@ -193,7 +227,7 @@ mod tests {
         let mut sink = RecordingSink::default();
         let mut messages = Vec::new();
         let stop = AtomicBool::new(false);
-        let s = run_handle(&handle, &Settings::default(), None, &mut sink, &stop, &mut |m| messages.push(m.to_string()))
+        let s = run_handle(&handle, &Settings::default(), &mut |_| Ok(()), &mut sink, &stop, &mut |m| messages.push(m.to_string()))
             .expect("run");
         assert_eq!(s.frames, 10, "frames before and after the loss are processed");
         assert!(messages.iter().any(|m| m.contains("lost") && m.contains("device unplugged")), "{messages:?}");

@@ -126,6 +126,8 @@ const MAX_TILT_DEG: f64 = 40.0;
 const INIT_WAIT_MS: f64 = 300.0;
 /// The brow is the nearest dark band above the eye at least this deep, relative to the deepest.
 const BROW_BAND_SHARE: f64 = 0.5;
+/// Upward shift of the brows' profiles (both brows added, inter-ocular distances) that says they went up.
+const BROWS_UP_MIN_SHIFT: f64 = 0.02;
 /// Two blink events closer than this are one blink seen twice.
 const BLINK_DEDUPE_MS: f64 = 400.0;
 /// Eyebrows sit about this far above the eyes (inter-ocular distances).
@@ -180,6 +182,16 @@ struct Tracks {
     pending_closed: Option<(f64, Mat, Mat)>,
     /// Started from a brow raise, not a blink: replaced at the first blink.
     provisional: bool,
+}
+
+/// The facial motion that found the eyes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cue {
+    Blink,
+    /// The brows rose (the user's first gesture was a raise).
+    BrowsUp,
+    /// The brows moved some other way.
+    BrowsMoved,
 }
 
 enum Phase {
@@ -314,29 +326,30 @@ impl Vision {
         // raise) is replaced at the first blink.
         let provisional = matches!(&self.phase, Phase::Tracking(tr) if tr.provisional);
         let watching = !matches!(self.phase, Phase::Tracking(_)) || provisional;
-        let (pair, from_blink) = if watching {
+        let (pair, cue) = if watching {
             self.motion_pair(gray)?
         } else {
             // Keep its previous frame current so a later loss does not difference across a gap.
             self.blink.reset();
-            (None, true)
+            (None, Cue::Blink)
         };
+        let from_blink = cue == Cue::Blink;
 
         let phase = std::mem::replace(&mut self.phase, Phase::Searching);
         self.phase = match phase {
-            Phase::Searching => self.start_init(gray, pair, from_blink, t, out)?,
+            Phase::Searching => self.start_init(gray, pair, cue, t, out)?,
             Phase::Initializing { pair: p, since, mid_tmpl, mid: m, frames, from_blink: fb } => {
                 self.initialize(gray, p, since, mid_tmpl, m, frames, fb, t, out)?
             }
             Phase::Tracking(tracks) => match pair {
                 Some(p) if tracks.provisional && from_blink && dist(p.le, tracks.left.eye).max(dist(p.re, tracks.right.eye)) < 0.35 * p.iod() => {
-                    self.start_init(gray, Some(p), true, t, out)?
+                    self.start_init(gray, Some(p), Cue::Blink, t, out)?
                 }
                 _ => self.track(gray, tracks, t, dt, out)?,
             },
             Phase::Lost { tracks, since } => {
                 if let Some(p) = pair {
-                    self.start_init(gray, Some(p), from_blink, t, out)?
+                    self.start_init(gray, Some(p), cue, t, out)?
                 } else {
                     self.recover(gray, tracks, since, t, out)?
                 }
@@ -379,12 +392,9 @@ impl Vision {
     /// Feeds BlinkLink and confirms its pair with the eye cascade on the frame
     /// before the motion (open eyes) or this one. A pair that is not eyes may
     /// be the brows rising: then eyes found below it count, marked as not from a blink.
-    fn motion_pair(&mut self, gray: &Mat) -> Result<(Option<EyePair>, bool), VisionError> {
+    fn motion_pair(&mut self, gray: &Mat) -> Result<(Option<EyePair>, Cue), VisionError> {
         let mut pair = self.blink.feed(gray)?;
-        let mut from_blink = true;
-        if std::env::var_os("FM_DEBUG").is_some() {
-            eprintln!("blobs {} pair {:?}", self.blink.last_blobs, pair);
-        }
+        let mut cue = Cue::Blink;
         if let Some(p) = pair {
             let iod = p.iod();
             let before = if self.prev_gray.size()? == gray.size()? { &self.prev_gray } else { gray };
@@ -400,14 +410,68 @@ impl Vision {
                     (Some(le), Some(re)) if self.confirm.active() => Some(EyePair { le, re, score: p.score }),
                     _ => None,
                 };
-                from_blink = false;
+                // Dark brows moving up leave brighter skin below where they were and darken above.
+                cue = if pair.is_some() && brows_went_up(before, gray, &p, up)? { Cue::BrowsUp } else { Cue::BrowsMoved };
             }
         }
         gray.copy_to(&mut self.prev_gray)?;
-        Ok((pair, from_blink))
+        Ok((pair, cue))
     }
 
-    fn start_init(&mut self, gray: &Mat, pair: Option<EyePair>, from_blink: bool, t: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+}
+
+/// Whether the change at a pair of brow blobs is the brows rising: the shift
+/// that best aligns each blob's vertical intensity profile now with the one
+/// before moves the content up.
+fn brows_went_up(before: &Mat, now: &Mat, p: &EyePair, _up: Point) -> Result<bool, VisionError> {
+    let iod = p.iod();
+    let half_w = (0.15 * iod).round().max(2.0) as i32;
+    let reach = (0.3 * iod).round().max(4.0) as i32;
+    let max_shift = (0.12 * iod).round().max(2.0) as i32;
+    let mut total = 0.0;
+    for c in [p.le, p.re] {
+        #[allow(clippy::cast_possible_truncation)]
+        let (cx, cy) = (c[0].round() as i32, c[1].round() as i32);
+        let r = opencv::core::Rect::new(cx - half_w, cy - reach - max_shift, 2 * half_w + 1, 2 * (reach + max_shift) + 1);
+        if !ncc::inside(r, now.cols(), now.rows()) {
+            return Ok(false);
+        }
+        let profile = |m: &Mat| -> Result<Vec<f64>, opencv::Error> {
+            let roi = Mat::roi(m, r)?;
+            (0..roi.rows())
+                .map(|y| -> Result<f64, opencv::Error> {
+                    let mut s = 0.0;
+                    for x in 0..roi.cols() {
+                        s += f64::from(*roi.at_2d::<u8>(y, x)?);
+                    }
+                    Ok(s / f64::from(roi.cols()))
+                })
+                .collect()
+        };
+        let (b, n) = (profile(before)?, profile(now)?);
+        let mid = usize::try_from(reach + max_shift).unwrap_or(0);
+        let span = usize::try_from(reach).unwrap_or(0);
+        let mut best = (f64::INFINITY, 0);
+        for shift in -max_shift..=max_shift {
+            let mut ssd = 0.0;
+            for k in 0..=2 * span {
+                let y = mid - span + k;
+                let yb = usize::try_from(i32::try_from(y).unwrap_or(0) + shift).unwrap_or(0);
+                ssd += (n[y] - b[yb.min(b.len() - 1)]).powi(2);
+            }
+            if ssd < best.0 {
+                best = (ssd, shift);
+            }
+        }
+        total += f64::from(best.1);
+    }
+    Ok(total / iod >= BROWS_UP_MIN_SHIFT)
+}
+
+impl Vision {
+
+    fn start_init(&mut self, gray: &Mat, pair: Option<EyePair>, cue: Cue, t: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+        let from_blink = cue == Cue::Blink;
         let Some(pair) = pair else {
             return Ok(Phase::Searching);
         };
@@ -418,9 +482,11 @@ impl Vision {
             return Ok(Phase::Searching);
         }
         let frames = vec![(gray.try_clone()?, m)];
-        // The blink that found the eyes is a blink like any other.
-        if from_blink {
-            out.events.push(Event::Blink);
+        // The gesture that found the eyes counts like any other: a blink, or brows going up.
+        match cue {
+            Cue::Blink => out.events.push(Event::Blink),
+            Cue::BrowsUp => out.events.push(Event::BrowRaise),
+            Cue::BrowsMoved => {}
         }
         Ok(Phase::Initializing { pair, since: t, mid_tmpl, mid: m, frames, from_blink })
     }

@@ -1,0 +1,91 @@
+//! Evaluation on the development videos in `../shared/data` (not shipped: they
+//! may not be redistributed). Every test skips with a message when they are absent.
+
+use std::path::{Path, PathBuf};
+
+use facemouse::capture::SourceSpec;
+use facemouse::eval;
+use facemouse::labels::Sequence;
+use facemouse::profile::Settings;
+use facemouse::replay;
+
+fn shared(name: &str) -> Option<PathBuf> {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(name);
+    if d.join("video.avi").exists() {
+        Some(d)
+    } else {
+        eprintln!("skipped: ../shared/data/{name} is absent (the development data is not part of the project)");
+        None
+    }
+}
+
+fn run(dir: &Path) -> (Sequence, Vec<facemouse::trace::TraceRecord>, eval::Scores) {
+    let seq = Sequence::load(dir).expect("labels");
+    let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
+    let scores = eval::score(&seq, &records, None);
+    (seq, records, scores)
+}
+
+/// `facemouse eval` must reproduce the reference scorer's numbers.
+#[test]
+fn eval_matches_the_reference_scorer() {
+    let Some(dir) = shared("focus-p1-brows-a") else { return };
+    let script = dir.join("../../tools/score.py");
+    if std::process::Command::new("python3").arg("--version").output().is_err() || !script.exists() {
+        eprintln!("skipped: python3 or ../shared/tools/score.py is absent");
+        return;
+    }
+    let (_, records, scores) = run(&dir);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let trace = tmp.path().join("t.jsonl");
+    let mut w = facemouse::trace::TraceWriter::create(&trace).expect("trace");
+    for r in &records {
+        w.write(r).expect("write");
+    }
+    w.finish().expect("finish");
+    let out = std::process::Command::new("python3").arg(&script).arg(&dir).arg(&trace).output().expect("score.py");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reference: serde_json::Value = serde_json::from_slice(&out.stdout).expect("score.py prints JSON");
+    let ours = serde_json::to_value(&scores).expect("json");
+    let mut compared = 0;
+    fn walk(ours: &serde_json::Value, theirs: &serde_json::Value, path: &str, compared: &mut usize) {
+        match theirs {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    if k == "note" {
+                        continue;
+                    }
+                    let o = ours.get(k).unwrap_or_else(|| panic!("eval lacks {path}.{k}"));
+                    walk(o, v, &format!("{path}.{k}"), compared);
+                }
+            }
+            serde_json::Value::Number(n) => {
+                let (a, b) = (ours.as_f64().unwrap_or(f64::NAN), n.as_f64().unwrap_or(f64::NAN));
+                assert!((a - b).abs() <= 1e-3 * b.abs().max(1.0), "{path}: eval {a} vs score.py {b}");
+                *compared += 1;
+            }
+            serde_json::Value::Null => assert!(ours.is_null(), "{path}: eval {ours} vs score.py null"),
+            other => assert_eq!(ours, other, "{path}"),
+        }
+    }
+    walk(&ours, &reference, "", &mut compared);
+    assert!(compared > 50, "compared {compared} numbers");
+}
+
+/// The targets on the development sequences.
+#[test]
+fn development_sequences_meet_the_vision_targets() {
+    let mut all = Vec::new();
+    for name in ["focus-p1-a", "focus-p1-b", "focus-p1-brows-a"] {
+        let Some(dir) = shared(name) else { return };
+        let (_, _, s) = run(&dir);
+        assert!(s.eye_error.median.unwrap_or(1.0) <= 0.08, "{name}: eye error {:?}", s.eye_error);
+        assert!(s.init_latency.after_first_blink_ms.unwrap_or(f64::INFINITY) <= 2000.0, "{name}: {:?}", s.init_latency);
+        assert_eq!(s.brow.subtle_detected.unwrap_or(0), 0, "{name}: a subtle raise fired");
+        all.push(s);
+    }
+    let sum = eval::summarize(&all);
+    assert!(sum.blink_precision.unwrap_or(0.0) >= 0.95 && sum.blink_recall.unwrap_or(0.0) >= 0.95, "{sum:?}");
+    assert!(sum.brow_precision.unwrap_or(0.0) >= 0.95, "{sum:?}");
+    assert!(sum.false_brow_per_min_without_raises.unwrap_or(1.0) <= 0.5, "{sum:?}");
+}
