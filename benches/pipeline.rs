@@ -1,5 +1,6 @@
-//! Benchmarks of the hot path at 640×480: one pipeline tick, and rendering a
-//! generated frame (which bounds how fast tests can make data).
+//! Benchmarks of the hot path at 640×480 (`make bench`): BlinkLink on a frame
+//! pair, one NCC tracking step, a whole pipeline tick while tracking, and
+//! rendering a generated frame.
 
 use std::time::Instant;
 
@@ -8,38 +9,74 @@ use facemouse::capture::Frame;
 use facemouse::pipeline::Pipeline;
 use facemouse::profile::Settings;
 use facemouse::synth::{FaceAsset, Generator, SynthConfig, default_photo};
+use facemouse::vision::blinklink::BlinkLink;
+use facemouse::vision::ncc;
 use opencv::core::Mat;
+use opencv::prelude::*;
 
-fn benches(c: &mut Criterion) {
+fn frames(n: usize) -> Vec<Frame> {
     let asset = FaceAsset::load(&default_photo()).expect("the shipped photo");
     let mut generator = Generator::new(asset, SynthConfig::demo()).expect("generator");
-    let mut img = Mat::default();
-    c.bench_function("synth_render_640x480", |b| {
-        let mut i = 0;
+    (0..n)
+        .map(|i| {
+            let mut f = Frame::empty();
+            let _ = generator.render(i, &mut f.color).expect("render");
+            f.update_gray().expect("gray");
+            f.index = i as u64;
+            f.t_ms = generator.t_ms(i);
+            f
+        })
+        .collect()
+}
+
+fn benches(c: &mut Criterion) {
+    let clip = frames(450);
+
+    // BlinkLink on the frame pair of the first blink (frames 36 → 37 of the demo clip).
+    let mut blink = BlinkLink::default();
+    c.bench_function("blinklink_frame_pair_640x480", |b| {
         b.iter(|| {
-            generator.render(i % 450, &mut img).expect("render");
-            i += 1;
+            blink.reset();
+            let _ = blink.feed(&clip[36].gray).expect("feed");
+            blink.feed(&clip[37].gray).expect("feed")
         });
     });
 
-    let mut frames = Vec::new();
-    for i in 0..60 {
-        let mut f = Frame::empty();
-        generator.render(i, &mut f.color).expect("render");
-        f.update_gray().expect("gray");
-        f.index = i as u64;
-        f.t_ms = i as f64 * 33.3;
-        frames.push(f);
-    }
+    // One NCC step: an eye template searched in its window.
+    let eye = [351.0, 198.0];
+    let mut tmpl = Mat::default();
+    assert!(ncc::extract(&clip[20].gray, eye, 35, 23, &mut tmpl).expect("extract"));
+    let mut buf = Mat::default();
+    c.bench_function("ncc_track_step_eye", |b| {
+        b.iter(|| ncc::search(&clip[21].gray, &tmpl, eye, 10, 8, &mut buf).expect("search"));
+    });
+
+    // A whole tick while tracking: the pipeline initializes on the clip's first
+    // blink, then the benchmark cycles through the tracked part of the clip.
     let mut pipeline = Pipeline::new(&Settings::default());
-    c.bench_function("pipeline_tick_640x480", |b| {
-        let mut i = 0;
+    for f in &clip[..60] {
+        let _ = pipeline.tick(f, Instant::now());
+    }
+    let mut i = 60;
+    c.bench_function("pipeline_tick_640x480_tracking", |b| {
         b.iter(|| {
-            let (rec, _) = pipeline.tick(&frames[i % frames.len()], Instant::now());
-            i += 1;
+            let (rec, _) = pipeline.tick(&clip[i], Instant::now());
+            i = if i + 1 < clip.len() { i + 1 } else { 60 };
             rec.proc_us
         });
     });
+
+    let asset = FaceAsset::load(&default_photo()).expect("the shipped photo");
+    let mut generator = Generator::new(asset, SynthConfig::demo()).expect("generator");
+    let mut img = Mat::default();
+    let mut k = 0;
+    c.bench_function("synth_render_640x480", |b| {
+        b.iter(|| {
+            let _ = generator.render(k % 450, &mut img).expect("render");
+            k += 1;
+        });
+    });
+    let _ = img.cols();
 }
 
 criterion_group!(all, benches);

@@ -7,7 +7,7 @@
 //! eye pair. Frames where much of the image changed (the head or the camera
 //! moved) are skipped: a blink changes only the eyes.
 
-use opencv::core::{self, Mat, Rect, Size};
+use opencv::core::{self, Mat, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
@@ -70,7 +70,6 @@ pub struct BlinkLink {
 struct Blob {
     c: Point,
     w: f64,
-    h: f64,
     area: f64,
 }
 
@@ -123,7 +122,7 @@ impl BlinkLink {
                 continue;
             }
             let c = [*self.centroids.at_2d::<f64>(i, 0)?, *self.centroids.at_2d::<f64>(i, 1)?];
-            blobs.push(Blob { c, w, h, area });
+            blobs.push(Blob { c, w, area });
         }
         self.last_blobs = blobs.len();
         if blobs.len() < 2 || blobs.len() > 40 {
@@ -298,4 +297,61 @@ pub fn refine_eye_pair(gray: &Mat, le: Point, re: Point, iod: f64) -> Result<(Po
         }
     }
     Ok((best.1, best.2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::{Action, FaceAsset, Generator, ScriptEvent, SynthConfig, default_photo};
+
+    fn still_face_with_blink() -> (Generator, SynthConfig) {
+        let mut cfg = SynthConfig::demo();
+        cfg.still_until_s = 100.0;
+        cfg.script = vec![ScriptEvent { start_ms: 300.0, action: Action::Blink { closed_ms: 100.0 } }];
+        (Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg.clone()).expect("generator"), cfg)
+    }
+
+    fn gray(g: &mut Generator, i: usize) -> (Mat, crate::labels::LabelRow) {
+        let mut img = Mat::default();
+        let row = g.render(i, &mut img).expect("render");
+        let mut out = Mat::default();
+        imgproc::cvt_color_def(&img, &mut out, imgproc::COLOR_BGR2GRAY).expect("gray");
+        (out, row)
+    }
+
+    #[test]
+    fn a_blink_between_two_frames_gives_the_eye_pair() {
+        let (mut g, _) = still_face_with_blink();
+        let mut b = BlinkLink::default();
+        let (open, row) = gray(&mut g, 8);
+        let (closed, _) = gray(&mut g, 11);
+        assert!(b.feed(&open).expect("feed").is_none(), "one frame is no difference");
+        let pair = b.feed(&closed).expect("feed").expect("the blink gives a pair");
+        let (le, re) = (row.le.expect("le"), row.re.expect("re"));
+        let iod = pair.iod();
+        assert!(((pair.le[0] - le[0]).powi(2) + (pair.le[1] - le[1]).powi(2)).sqrt() < 0.25 * iod, "{pair:?} vs {le:?}");
+        assert!(((pair.re[0] - re[0]).powi(2) + (pair.re[1] - re[1]).powi(2)).sqrt() < 0.25 * iod, "{pair:?} vs {re:?}");
+    }
+
+    #[test]
+    fn sensor_noise_alone_gives_no_pair() {
+        let (mut g, _) = still_face_with_blink();
+        let mut b = BlinkLink::default();
+        for i in 0..6 {
+            let (f, _) = gray(&mut g, i);
+            assert!(b.feed(&f).expect("feed").is_none(), "frame {i}");
+        }
+    }
+
+    #[test]
+    fn the_iris_is_found_near_a_rough_guess() {
+        let (mut g, _) = still_face_with_blink();
+        let (f, row) = gray(&mut g, 0);
+        let (le, re) = (row.le.expect("le"), row.re.expect("re"));
+        let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+        let (l, r) = refine_eye_pair(&f, [le[0] + 5.0, le[1] - 4.0], [re[0] - 4.0, re[1] + 3.0], iod).expect("refine");
+        for (got, want) in [(l, le), (r, re)] {
+            assert!(((got[0] - want[0]).powi(2) + (got[1] - want[1]).powi(2)).sqrt() < 0.08 * iod, "{got:?} vs {want:?}");
+        }
+    }
 }

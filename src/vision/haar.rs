@@ -21,7 +21,7 @@ pub const EYE_CASCADE: &str = "haarcascade_eye.xml";
 pub const HAAR_DIR_ENV: &str = "FACEMOUSE_HAAR_DIR";
 /// Eye regions are scaled so the inter-ocular distance is about this many pixels
 /// (the cascade's smallest eye is 20 pixels).
-const NORMALIZED_IOD: f64 = 64.0;
+const NORMALIZED_IOD: f64 = 50.0;
 
 /// Where the cascade is looked for, in order.
 #[must_use]
@@ -122,8 +122,8 @@ impl EyeConfirmer {
         let size = Size::new((f64::from(r.width) * s).round() as i32, (f64::from(r.height) * s).round() as i32);
         imgproc::resize(&self.roi, &mut self.scaled, size, 0.0, 0.0, imgproc::INTER_LINEAR)?;
         #[allow(clippy::cast_possible_truncation)]
-        let (min, max) = ((0.25 * NORMALIZED_IOD) as i32, (0.8 * NORMALIZED_IOD) as i32);
-        cascade.detect_multi_scale(&self.scaled, &mut self.found, 1.08, 3, 0, Size::new(min, min), Size::new(max, max))?;
+        let (min, max) = ((0.42 * NORMALIZED_IOD) as i32, (0.62 * NORMALIZED_IOD) as i32);
+        cascade.detect_multi_scale(&self.scaled, &mut self.found, 1.1, 3, 0, Size::new(min, min), Size::new(max, max))?;
         let (cx, cy) = ((p[0] - f64::from(r.x)) * s, (p[1] - f64::from(r.y)) * s);
         let reach = 0.25 * NORMALIZED_IOD;
         let best = self
@@ -133,5 +133,32 @@ impl EyeConfirmer {
             .filter(|(bx, by)| (bx - cx).abs() <= reach && (by - cy).abs() <= reach)
             .min_by(|a, b| ((a.0 - cx).hypot(a.1 - cy)).total_cmp(&(b.0 - cx).hypot(b.1 - cy)));
         Ok(best.map(|(bx, by)| [f64::from(r.x) + bx / s, f64::from(r.y) + by / s]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo};
+
+    #[test]
+    fn the_cascade_confirms_eyes_and_rejects_brows() {
+        let mut c = EyeConfirmer::load();
+        if !c.active() {
+            eprintln!("skipped: {EYE_CASCADE} is not installed (opencv-data)");
+            return;
+        }
+        let mut g = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), SynthConfig::demo()).expect("generator");
+        let mut img = Mat::default();
+        let row = g.render(0, &mut img).expect("render");
+        let mut gray = Mat::default();
+        opencv::imgproc::cvt_color_def(&img, &mut gray, opencv::imgproc::COLOR_BGR2GRAY).expect("gray");
+        let (le, re) = (row.le.expect("le"), row.re.expect("re"));
+        let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+        assert!(c.is_eye(&gray, le, iod).expect("haar") && c.is_eye(&gray, re, iod).expect("haar"));
+        let found = c.find_eye(&gray, [le[0] + 0.1 * iod, le[1] - 0.08 * iod], iod).expect("haar").expect("an eye");
+        assert!(((found[0] - le[0]).powi(2) + (found[1] - le[1]).powi(2)).sqrt() < 0.15 * iod, "{found:?} vs {le:?}");
+        let nose = row.nose.expect("nose");
+        assert!(!c.is_eye(&gray, nose, iod).expect("haar"), "the nose is not an eye");
     }
 }

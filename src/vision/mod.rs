@@ -172,8 +172,6 @@ struct Tracks {
     feature_tmpl: Mat,
     feature: Point,
     velocity: Point,
-    /// Feature offset from the mid-eye point at init (pixels).
-    feature_from_mid: Point,
     left: Side,
     right: Side,
     last_refresh: f64,
@@ -326,7 +324,12 @@ impl Vision {
         // raise) is replaced at the first blink.
         let provisional = matches!(&self.phase, Phase::Tracking(tr) if tr.provisional);
         let watching = !matches!(self.phase, Phase::Tracking(_)) || provisional;
-        let (pair, cue) = if watching {
+        let (pair, cue) = if matches!(self.phase, Phase::Initializing { .. }) {
+            // A pair seen while initializing would be ignored: skip its (costly) confirmation.
+            let _ = self.blink.feed(gray)?;
+            gray.copy_to(&mut self.prev_gray)?;
+            (None, Cue::Blink)
+        } else if watching {
             self.motion_pair(gray)?
         } else {
             // Keep its previous frame current so a later loss does not difference across a gap.
@@ -611,7 +614,6 @@ impl Vision {
             feature_t0,
             feature,
             velocity: [0.0, 0.0],
-            feature_from_mid,
             left,
             right,
             last_refresh: f64::NEG_INFINITY,

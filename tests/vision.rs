@@ -1,0 +1,131 @@
+//! Vision on the project's own generated faces: the detectors against exact
+//! ground truth, at different frame rates and resolutions, plus loss and recovery.
+
+use std::time::Instant;
+
+use facemouse::capture::{Frame, SourceSpec};
+use facemouse::eval;
+use facemouse::events::{Event, TrackState};
+use facemouse::labels::Sequence;
+use facemouse::pipeline::Pipeline;
+use facemouse::profile::Settings;
+use facemouse::replay;
+use facemouse::synth::{self, FaceAsset, Generator, SynthConfig};
+use opencv::core::{Mat, Scalar};
+use opencv::prelude::*;
+
+fn asset() -> FaceAsset {
+    FaceAsset::load(&synth::default_photo()).expect("the shipped photo")
+}
+
+/// Generates `cfg`, replays it, checks the long blinks and scores the rest.
+///
+/// A closure longer than the profile's minimum gives `blink` at its onset and
+/// `long_blink` once it has lasted long enough (the switch binds to the
+/// latter). The scorer counts both as blink detections, so long blinks are
+/// checked here on their own and `long_blink` is left out of the blink score.
+fn generate_and_score(cfg: &SynthConfig) -> eval::Scores {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    synth::write_sequence(asset(), cfg, tmp.path()).expect("generate");
+    let seq = Sequence::load(tmp.path()).expect("labels");
+    let (mut records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
+    assert_eq!(records.len(), seq.rows.len(), "one record per frame");
+    let long_ms = Settings::default().vision.long_blink_ms;
+    let first_tracking = records.iter().position(|r| r.state == TrackState::Tracking).unwrap_or(usize::MAX);
+    for (a, b) in Sequence::runs(seq.rows.iter().map(|r| r.eyes_closed)) {
+        if a <= first_tracking {
+            continue;
+        }
+        let dur = seq.rows[b].t_ms - seq.rows[a].t_ms;
+        let longs = records[a..=(b + 3).min(records.len() - 1)].iter().filter(|r| r.events.contains(&Event::LongBlink)).count();
+        if dur >= long_ms + 150.0 {
+            assert_eq!(longs, 1, "closure {a}..{b} ({dur} ms) gives one long_blink");
+        } else if dur < long_ms - 150.0 {
+            assert_eq!(longs, 0, "closure {a}..{b} ({dur} ms) is not long");
+        }
+    }
+    for r in &mut records {
+        r.events.retain(|e| *e != Event::LongBlink);
+    }
+    eval::score(&seq, &records, None)
+}
+
+fn assert_targets(name: &str, s: &eval::Scores, min_event: f64) {
+    eprintln!("{name}: {}", serde_json::to_string(s).unwrap_or_default());
+    let ok = |v: Option<f64>| v.unwrap_or(0.0) >= min_event;
+    assert!(ok(s.blink.recall) && ok(s.blink.precision), "{name} blinks: {:?}", s.blink);
+    if s.brow.gt > 0 {
+        assert!(ok(s.brow.recall) && ok(s.brow.precision), "{name} brows: {:?}", s.brow);
+    }
+    assert_eq!(s.brow.subtle_detected.unwrap_or(0), 0, "{name}: a subtle raise fired");
+    assert!(s.eye_error.median.unwrap_or(1.0) <= 0.08, "{name}: {:?}", s.eye_error);
+    assert!(s.init_latency.after_first_blink_ms.unwrap_or(f64::INFINITY) <= 2000.0, "{name}: {:?}", s.init_latency);
+}
+
+#[test]
+fn blinks_brows_and_eyes_at_30_fps() {
+    let cfg = SynthConfig::random(11, 40.0, 30.0);
+    assert_targets("30 fps", &generate_and_score(&cfg), 0.9);
+}
+
+#[test]
+fn a_low_frame_rate_still_works() {
+    let cfg = SynthConfig::random(12, 40.0, 12.0);
+    assert_targets("12 fps", &generate_and_score(&cfg), 0.85);
+}
+
+#[test]
+fn a_small_image_still_works() {
+    let mut cfg = SynthConfig::random(13, 40.0, 30.0);
+    cfg.width = 320;
+    cfg.height = 240;
+    cfg.iod_px = 34.0;
+    cfg.motion_px = (20.0, 12.0);
+    assert_targets("320x240", &generate_and_score(&cfg), 0.85);
+}
+
+#[test]
+fn the_demo_clip_is_tracked_with_every_gesture() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip");
+    let seq = Sequence::load(&dir).expect("demo labels");
+    let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
+    let s = eval::score(&seq, &records, None);
+    assert_eq!(s.blink.recall, Some(1.0), "{:?}", s.blink);
+    assert_eq!(s.brow.recall, Some(1.0), "{:?}", s.brow);
+    assert_eq!(s.brow.precision, Some(1.0), "{:?}", s.brow);
+    // The long blink gives `blink` at its onset and `long_blink` later: one extra detection.
+    assert_eq!(s.blink.fp, 1, "{:?}", s.blink);
+    assert!(records.iter().any(|r| r.events.contains(&Event::LongBlink)));
+}
+
+/// The face disappears (a hand, a turn away) and comes back: no positions and
+/// `lost` while it is gone, tracking again by itself afterwards.
+#[test]
+fn tracking_is_lost_without_a_face_and_recovers_by_itself() {
+    let mut cfg = SynthConfig::demo();
+    cfg.duration_s = 12.0;
+    let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
+    let mut p = Pipeline::new(&Settings::default());
+    let mut states = Vec::new();
+    let mut frame = Frame::empty();
+    let blank = Mat::new_rows_cols_with_default(cfg.height, cfg.width, opencv::core::CV_8UC3, Scalar::all(40.0)).expect("blank");
+    let gone = 200..240;
+    for i in 0..cfg.frames() {
+        generator.render(i, &mut frame.color).expect("render");
+        if gone.contains(&i) {
+            blank.copy_to(&mut frame.color).expect("copy");
+        }
+        frame.update_gray().expect("gray");
+        frame.index = i as u64;
+        frame.t_ms = generator.t_ms(i);
+        let (rec, cmds) = p.tick(&frame, Instant::now());
+        assert!(cmds.iter().all(|c| matches!(c, facemouse::output::Command::MoveTo { .. })), "no clicks from vision tests");
+        states.push((rec.state, rec.le.is_some(), rec.events.clone()));
+    }
+    assert_eq!(states[190].0, TrackState::Tracking, "tracking before the face goes");
+    let during = &states[gone.start + 8..gone.end];
+    assert!(during.iter().all(|(s, has, _)| *s == TrackState::Lost && !has), "lost, without positions, while the face is gone");
+    assert!(states[gone.start..gone.start + 8].iter().any(|(_, _, e)| e.contains(&Event::Lost)), "a lost event");
+    let back = states[gone.end..].iter().position(|(s, _, _)| *s == TrackState::Tracking).expect("tracking comes back");
+    assert!(back as f64 / cfg.fps <= 1.5, "back within 1.5 s, took {back} frames");
+}
