@@ -176,6 +176,16 @@ mod tests {
     }
 
     #[test]
+    fn the_pointer_feature_can_be_chosen() {
+        use crate::vision::FeaturePoint;
+        let p = Path::new("settings.toml");
+        let s = parse_settings(p, "[vision]\nfeature = \"nose_tip\"\n").expect("nose tip");
+        assert_eq!(s.vision.feature, FeaturePoint::NoseTip);
+        let s = parse_settings(p, "[vision]\nfeature = { picked = { dx = 0.1, dy = 0.5 } }\n").expect("picked");
+        assert_eq!(s.vision.feature, FeaturePoint::Picked { dx: 0.1, dy: 0.5 });
+    }
+
+    #[test]
     fn bad_names_are_refused() {
         let dir = tempfile::tempdir().expect("tempdir");
         assert!(matches!(load_from(dir.path(), "../etc"), Err(ProfileError::BadName(_))));
