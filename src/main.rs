@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use facemouse::capture::{self, CameraSelector, SourceSpec};
-use facemouse::output::NullSink;
+use facemouse::output::{DesktopSink, NullSink, PointerSink};
 use facemouse::profile;
 use facemouse::replay::{self, RunSummary};
 use facemouse::synth::{self, FaceAsset, SynthConfig};
@@ -41,6 +41,9 @@ enum Command {
         /// Pace frames at the file's frame rate instead of as fast as possible.
         #[arg(long)]
         realtime: bool,
+        /// Send the pointer motion and clicks to the real desktop (without it, replay touches nothing).
+        #[arg(long)]
+        drive: bool,
     },
     /// Replay labelled sequences (folders with video.avi, labels.csv, meta.json) and print their scores.
     Eval {
@@ -75,7 +78,22 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_target(false).without_time().init();
+    use std::io::IsTerminal;
+    use tracing_subscriber::prelude::*;
+    // Our own messages from INFO up; libraries' (enigo, nokhwa) only when they are errors.
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_target("facemouse", tracing::Level::INFO)
+        .with_default(tracing::Level::ERROR);
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_target(false)
+                .without_time()
+                .with_ansi(std::io::stderr().is_terminal()),
+        )
+        .with(filter)
+        .init();
     // OpenCV's own warnings (backends it tried and gave up on) are noise for the
     // user; its failures reach them as our one-line errors.
     let _ = opencv::core::set_log_level(opencv::core::LogLevel::LOG_LEVEL_SILENT);
@@ -104,15 +122,26 @@ fn run() -> Result<()> {
             cameras();
             Ok(())
         }
-        Some(Command::Replay { input, trace, realtime }) => {
+        Some(Command::Replay { input, trace, realtime, drive }) => {
             let prof = profile::load(&cli.profile).context("cannot load the profile")?;
+            let mut settings = prof.settings.clone();
+            let mut desktop;
+            let mut null = NullSink;
+            let sink: &mut dyn PointerSink = if drive {
+                desktop = DesktopSink::new().context("cannot drive the desktop")?;
+                let d = desktop.desktop();
+                (settings.pointer.screen_x, settings.pointer.screen_y) = (d.x, d.y);
+                (settings.pointer.screen_width, settings.pointer.screen_height) = (d.width, d.height);
+                &mut desktop
+            } else {
+                &mut null
+            };
             let stop = stop_flag();
-            let mut sink = NullSink;
             let summary = replay::run(
                 SourceSpec::from_path(&input, realtime),
-                &prof.settings,
+                &settings,
                 trace.as_deref(),
-                &mut sink,
+                sink,
                 &stop,
                 &mut |m| eprintln!("facemouse: {m}"),
             )?;

@@ -11,7 +11,7 @@ use crate::output::Command;
 use crate::pointer::PointerMapper;
 use crate::pose::PoseEstimator;
 use crate::profile::Settings;
-use crate::switch::SwitchDecider;
+use crate::switch::{Intents, SwitchDecider};
 use crate::trace::TraceRecord;
 use crate::vision::{Observation, Vision};
 
@@ -21,6 +21,8 @@ pub struct Pipeline {
     pose: PoseEstimator,
     pointer: PointerMapper,
     switch: SwitchDecider,
+    /// What the switch stage asked of the pointer stage last frame.
+    intents: Intents,
     // Buffers reused across ticks.
     obs: Observation,
     commands: Vec<Command>,
@@ -34,7 +36,8 @@ impl Pipeline {
             vision: Vision::new(settings.vision.clone()),
             pose: PoseEstimator,
             pointer: PointerMapper::new(&settings.pointer),
-            switch: SwitchDecider,
+            switch: SwitchDecider::new(&settings.switch),
+            intents: Intents::default(),
             obs: Observation::default(),
             commands: Vec::with_capacity(8),
             record: TraceRecord {
@@ -62,17 +65,37 @@ impl Pipeline {
         &self.obs
     }
 
+    /// Commands that leave no button pressed (on exit); the caller performs them.
+    pub fn shutdown(&mut self) -> Vec<Command> {
+        let mut commands = Vec::new();
+        let mut events = Vec::new();
+        self.switch.release_all(&mut commands, &mut events);
+        commands
+    }
+
+    /// Whether the user has paused.
+    #[must_use]
+    pub fn paused(&self) -> bool {
+        self.switch.paused()
+    }
+
     /// Processes one frame that arrived at `arrived`. Returns the trace record
     /// and the commands for the output stage.
     pub fn tick(&mut self, frame: &Frame, arrived: Instant) -> (&TraceRecord, &[Command]) {
         self.commands.clear();
         self.vision.observe(frame, &mut self.obs);
         let pose = self.pose.estimate(&self.obs);
-        let pointer = self.pointer.map(&self.obs, pose.as_ref(), frame.t_ms);
+        if self.intents.recenter {
+            self.pointer.recenter();
+        }
+        let pointer = self.pointer.map(&self.obs, pose.as_ref(), frame.t_ms, self.intents.hold_pointer);
         let rec = &mut self.record;
         rec.events.clear();
         rec.events.extend_from_slice(&self.obs.events);
-        self.switch.decide(&self.obs, pointer, frame.t_ms, &mut self.commands, &mut rec.events);
+        self.intents = self.switch.decide(&self.obs, pointer.pos, pointer.dwell, frame.t_ms, &mut self.commands, &mut rec.events);
+        if let Some(p) = self.intents.pointer_to {
+            self.pointer.set_position(p);
+        }
 
         rec.frame = frame.index;
         rec.t_ms = frame.t_ms;
@@ -85,7 +108,7 @@ impl Pipeline {
         rec.eyes_closed = self.obs.eyes_closed;
         rec.brows_raised = self.obs.brows_raised;
         rec.pose = pose;
-        rec.pointer = Some(pointer);
+        rec.pointer = Some(self.pointer.position());
         rec.proc_us = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX);
         (&self.record, &self.commands)
     }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::pointer::PointerSettings;
+use crate::switch::SwitchSettings;
 use crate::vision::VisionSettings;
 
 /// The environment variable that moves the config directory (tests, portable installs).
@@ -24,6 +25,7 @@ pub const DEFAULT_PROFILE: &str = "default";
 pub struct Settings {
     pub vision: VisionSettings,
     pub pointer: PointerSettings,
+    pub switch: SwitchSettings,
 }
 
 /// Profile failures.

@@ -157,6 +157,10 @@ pub fn run_handle(
             }
         }
     }
+    // Whatever ended the run (the input, Ctrl-C, SIGTERM), leave nothing pressed.
+    for c in pipeline.shutdown() {
+        sink.apply(&c)?;
+    }
     summary.dropped = slot.dropped();
     proc.sort_unstable();
     summary.proc_us_p50 = percentile(&proc, 0.5);

@@ -1,8 +1,12 @@
 //! Output: the only stage that touches the operating system.
 //!
 //! Every other stage returns [`Command`]s. A [`PointerSink`] performs them:
-//! [`NullSink`] ignores them (replay without `--drive`), [`RecordingSink`] keeps
-//! them for tests.
+//! [`DesktopSink`] drives the real pointer, [`NullSink`] ignores them (replay
+//! without `--drive`), [`RecordingSink`] keeps them for tests.
+
+mod desktop;
+
+pub use desktop::{Desktop, DesktopSink, parse_key};
 
 /// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +27,10 @@ pub enum Command {
     Release(Button),
     /// Scroll by whole steps; positive is down / right.
     Scroll { dx: i32, dy: i32 },
+    /// Press and release a key or chord such as `ctrl+shift+t`.
+    Key(String),
+    /// Open the navigation menu (the UI's business; the desktop sinks ignore it).
+    OpenMenu,
 }
 
 /// Output failures.

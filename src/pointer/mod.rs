@@ -1,46 +1,498 @@
-//! Pointer: from the tracked feature (or pose) to a screen position.
+//! Pointer: from the tracked feature (or the head pose) to a screen position.
 //!
-//! PLACEHOLDER (foundation issue): the mapping does not move the pointer yet. It
-//! holds the pointer where it starts (the screen centre) and reports that
-//! position, so the trace's `pointer` field is always filled. The pointer issue
-//! replaces this with the relative, calibrated-absolute and pose mappings.
+//! The input is the feature's displacement from a neutral point, in
+//! inter-ocular distances (so it does not change when the user sits closer),
+//! mirrored so that turning the head to one's right moves the pointer right;
+//! or, with `input = "pose"`, yaw and pitch in degrees. It is smoothed by a
+//! One-Euro filter (smooth when still, responsive when moving), then mapped:
+//! - `relative` (joystick): displacement beyond a dead band ("easy stop") gives
+//!   a velocity, with a gain for each direction and an acceleration curve;
+//! - `absolute`: the user's calibrated range of motion, however small and
+//!   off-centre, maps onto the whole screen (Akram, Tiberii & Betke).
+//!
+//! The pointer holds still while a gesture is in progress (eyes closing,
+//! brows rising), so a click lands where the user aimed. Recentring makes the
+//! current head position the neutral one. Dwell reports when the pointer has
+//! stayed within a radius for long enough.
+
+mod filter;
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::Point;
+pub use filter::OneEuro;
+
+use crate::events::{Point, TrackState};
 use crate::pose::Pose;
 use crate::vision::Observation;
+
+/// What drives the pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Input {
+    /// The tracked feature's displacement (inter-ocular distances).
+    #[default]
+    Feature,
+    /// Head yaw and pitch (degrees), for users who turn the head but hardly shift it.
+    Pose,
+}
+
+/// How the input becomes a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Mapping {
+    /// Joystick: displacement gives velocity.
+    #[default]
+    Relative,
+    /// The calibrated range of motion maps onto the screen.
+    Absolute,
+}
+
+/// The user's range of motion, in input units (see [`Input`]), after mirroring:
+/// x grows towards the user's right, y downwards.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Range {
+    pub left: f64,
+    pub right: f64,
+    pub top: f64,
+    pub bottom: f64,
+}
+
+impl Default for Range {
+    fn default() -> Self {
+        // About a quarter of an eye distance each way: a modest head motion.
+        Self { left: -0.25, right: 0.25, top: -0.15, bottom: 0.15 }
+    }
+}
+
+impl Range {
+    /// The range from samples of the input while the user followed a target to the edges and corners.
+    #[must_use]
+    pub fn from_samples(samples: &[Point]) -> Option<Self> {
+        if samples.len() < 4 {
+            return None;
+        }
+        let mut xs: Vec<f64> = samples.iter().map(|p| p[0]).collect();
+        let mut ys: Vec<f64> = samples.iter().map(|p| p[1]).collect();
+        xs.sort_by(f64::total_cmp);
+        ys.sort_by(f64::total_cmp);
+        // The 2nd and 98th percentiles: a stray sample does not stretch the range.
+        let q = |v: &[f64], f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
+        let r = Self { left: q(&xs, 0.02), right: q(&xs, 0.98), top: q(&ys, 0.02), bottom: q(&ys, 0.98) };
+        (r.right - r.left > 1e-6 && r.bottom - r.top > 1e-6).then_some(r)
+    }
+}
 
 /// Pointer settings (the profile's `[pointer]` table).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PointerSettings {
-    /// The desktop size in pixels that the pointer maps onto.
+    /// The virtual desktop the pointer maps onto: origin and size in pixels.
+    pub screen_x: i32,
+    pub screen_y: i32,
     pub screen_width: u32,
     pub screen_height: u32,
+    pub input: Input,
+    pub mapping: Mapping,
+    /// Relative mapping: pixels per second at one input unit beyond the dead
+    /// band, for each direction (many users move more easily one way).
+    pub gain_left: f64,
+    pub gain_right: f64,
+    pub gain_up: f64,
+    pub gain_down: f64,
+    /// Relative mapping: no motion within this displacement ("easy stop").
+    pub dead_band: f64,
+    /// Relative mapping: speed grows with displacement to this power (1 = linear).
+    pub acceleration: f64,
+    /// Relative mapping: never faster than this, in pixels per second.
+    pub max_speed: f64,
+    /// Absolute mapping: the calibrated range (the calibration wizard writes it).
+    pub range: Range,
+    /// One-Euro filter: cutoff at rest (Hz) and how fast it opens with speed.
+    pub min_cutoff: f64,
+    pub beta: f64,
+    /// Recentre by itself after the head has rested this long near neutral (0 = never).
+    pub auto_recenter_ms: f64,
+    /// Dwell: the pointer must stay within this radius (pixels) ...
+    pub dwell_radius: f64,
+    /// ... for this long (ms).
+    pub dwell_ms: f64,
 }
 
 impl Default for PointerSettings {
     fn default() -> Self {
-        Self { screen_width: 1920, screen_height: 1080 }
+        Self {
+            screen_x: 0,
+            screen_y: 0,
+            screen_width: 1920,
+            screen_height: 1080,
+            input: Input::Feature,
+            mapping: Mapping::Relative,
+            gain_left: 4000.0,
+            gain_right: 4000.0,
+            gain_up: 4000.0,
+            gain_down: 4000.0,
+            dead_band: 0.03,
+            acceleration: 1.4,
+            max_speed: 2500.0,
+            range: Range::default(),
+            min_cutoff: 1.0,
+            beta: 3.0,
+            auto_recenter_ms: 0.0,
+            dwell_radius: 30.0,
+            dwell_ms: 1000.0,
+        }
     }
+}
+
+impl PointerSettings {
+    /// Pose input is in degrees, feature input in eye distances: the pose gains
+    /// and dead band are scaled by this many degrees per eye distance.
+    pub const DEGREES_PER_IOD: f64 = 40.0;
+}
+
+/// A gesture is under way (the pointer holds) from this much eye closure
+/// (0 open, 1 like a blink) or brow lift (eye distances above rest).
+pub const GESTURE_CLOSURE: f64 = 0.4;
+pub const GESTURE_LIFT: f64 = 0.024;
+
+/// What the mapper says about one frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointerOut {
+    pub pos: Point,
+    /// The pointer has just dwelt (once per dwell).
+    pub dwell: bool,
+    /// The pointer was held still for a gesture in progress.
+    pub frozen: bool,
 }
 
 /// The pointer stage.
 #[derive(Debug)]
 pub struct PointerMapper {
+    s: PointerSettings,
     pos: Point,
+    neutral: Option<Point>,
+    fx: OneEuro,
+    fy: OneEuro,
+    last_t: Option<f64>,
+    still_since: Option<(f64, Point)>,
+    dwell_anchor: Option<(f64, Point)>,
+    dwell_done: bool,
+    last_input: Option<Point>,
+}
+
+/// The raw input of a frame, mirrored (x towards the user's right, y down).
+fn raw_input(input: Input, obs: &Observation, pose: Option<&Pose>) -> Option<Point> {
+    match input {
+        Input::Feature => {
+            let (f, le, re) = (obs.feature?, obs.le?, obs.re?);
+            let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+            (iod > 1.0).then(|| [-f[0] / iod, f[1] / iod])
+        }
+        // yaw > 0 turns the nose to the image right = the user's left; pitch > 0 is up.
+        Input::Pose => pose.map(|p| [-p.yaw, -p.pitch]),
+    }
 }
 
 impl PointerMapper {
     #[must_use]
     pub fn new(settings: &PointerSettings) -> Self {
-        Self { pos: [f64::from(settings.screen_width) / 2.0, f64::from(settings.screen_height) / 2.0] }
+        let s = settings.clone();
+        Self {
+            pos: [f64::from(s.screen_x) + f64::from(s.screen_width) / 2.0, f64::from(s.screen_y) + f64::from(s.screen_height) / 2.0],
+            fx: OneEuro::new(s.min_cutoff, s.beta),
+            fy: OneEuro::new(s.min_cutoff, s.beta),
+            s,
+            neutral: None,
+            last_t: None,
+            still_since: None,
+            dwell_anchor: None,
+            dwell_done: false,
+            last_input: None,
+        }
     }
 
-    /// Maps one frame's observation to a pointer position. Placeholder: holds still.
+    /// The settings in force.
     #[must_use]
-    pub fn map(&mut self, _obs: &Observation, _pose: Option<&Pose>, _t_ms: f64) -> Point {
+    pub fn settings(&self) -> &PointerSettings {
+        &self.s
+    }
+
+    /// The pointer's position now.
+    #[must_use]
+    pub fn position(&self) -> Point {
         self.pos
+    }
+
+    /// Places the pointer (e.g. where the OS pointer is at start).
+    pub fn set_position(&mut self, p: Point) {
+        self.pos = self.clamp(p);
+    }
+
+    /// Makes the current head position the neutral one (relative mapping) and
+    /// centres the calibrated range on it (absolute mapping).
+    pub fn recenter(&mut self) {
+        if let Some(cur) = self.last_input {
+            let old = self.neutral.replace(cur);
+            if self.s.mapping == Mapping::Absolute {
+                // Keep the range's shape, move its centre to where the head is now.
+                let r = &mut self.s.range;
+                let (cx, cy) = ((r.left + r.right) / 2.0, (r.top + r.bottom) / 2.0);
+                let (dx, dy) = (cur[0] - cx, cur[1] - cy);
+                let _ = old;
+                r.left += dx;
+                r.right += dx;
+                r.top += dy;
+                r.bottom += dy;
+            }
+        }
+    }
+
+    fn clamp(&self, p: Point) -> Point {
+        let (x0, y0) = (f64::from(self.s.screen_x), f64::from(self.s.screen_y));
+        let (x1, y1) = (x0 + f64::from(self.s.screen_width) - 1.0, y0 + f64::from(self.s.screen_height) - 1.0);
+        [p[0].clamp(x0, x1), p[1].clamp(y0, y1)]
+    }
+
+    /// Input units per eye distance (pose input is in degrees).
+    fn unit(&self) -> f64 {
+        match self.s.input {
+            Input::Feature => 1.0,
+            Input::Pose => PointerSettings::DEGREES_PER_IOD,
+        }
+    }
+
+    /// Maps one frame. `hold` freezes the pointer (paused, or the switch stage
+    /// says a gesture is under way).
+    pub fn map(&mut self, obs: &Observation, pose: Option<&Pose>, t_ms: f64, hold: bool) -> PointerOut {
+        let dt = self.last_t.map_or(0.0, |l| ((t_ms - l) / 1000.0).clamp(0.0, 0.5));
+        self.last_t = Some(t_ms);
+        let gesture = obs.eyes_closed || obs.brows_raised || obs.closure.0.max(obs.closure.1) > GESTURE_CLOSURE || obs.brow_lift > GESTURE_LIFT;
+        let raw = if obs.state == TrackState::Tracking { raw_input(self.s.input, obs, pose) } else { None };
+        let Some(raw) = raw else {
+            // No face: hold the last good position; never jump.
+            self.fx.reset();
+            self.fy.reset();
+            self.dwell_anchor = None;
+            return PointerOut { pos: self.pos, dwell: false, frozen: true };
+        };
+        let input = [self.fx.filter(raw[0], t_ms), self.fy.filter(raw[1], t_ms)];
+        self.last_input = Some(input);
+        let neutral = *self.neutral.get_or_insert(input);
+        let frozen = hold || gesture;
+        if !frozen {
+            let d = [input[0] - neutral[0], input[1] - neutral[1]];
+            match self.s.mapping {
+                Mapping::Relative => {
+                    let u = self.unit();
+                    let v = |d: f64, neg_gain: f64, pos_gain: f64| {
+                        let m = (d.abs() / u - self.s.dead_band).max(0.0);
+                        let g = if d < 0.0 { neg_gain } else { pos_gain };
+                        (g * m.powf(self.s.acceleration)).min(self.s.max_speed) * d.signum()
+                    };
+                    let vx = v(d[0], self.s.gain_left, self.s.gain_right);
+                    let vy = v(d[1], self.s.gain_up, self.s.gain_down);
+                    self.pos = self.clamp([self.pos[0] + vx * dt, self.pos[1] + vy * dt]);
+                }
+                Mapping::Absolute => {
+                    let r = self.s.range;
+                    let fx = (input[0] - r.left) / (r.right - r.left);
+                    let fy = (input[1] - r.top) / (r.bottom - r.top);
+                    self.pos = self.clamp([
+                        f64::from(self.s.screen_x) + fx * f64::from(self.s.screen_width),
+                        f64::from(self.s.screen_y) + fy * f64::from(self.s.screen_height),
+                    ]);
+                }
+            }
+        }
+        self.auto_recenter(input, neutral, t_ms, frozen);
+        let dwell = !frozen && self.dwell(t_ms);
+        PointerOut { pos: self.pos, dwell, frozen }
+    }
+
+    /// After resting near neutral (within twice the dead band) for the profile's time, recentre.
+    fn auto_recenter(&mut self, input: Point, neutral: Point, t_ms: f64, frozen: bool) {
+        if self.s.auto_recenter_ms <= 0.0 || self.s.mapping != Mapping::Relative || frozen {
+            self.still_since = None;
+            return;
+        }
+        let u = self.unit();
+        let near = ((input[0] - neutral[0]).powi(2) + (input[1] - neutral[1]).powi(2)).sqrt() / u <= 2.0 * self.s.dead_band;
+        let still_tol = 0.01 * u;
+        match self.still_since {
+            Some((since, at)) if near && ((input[0] - at[0]).abs() < still_tol && (input[1] - at[1]).abs() < still_tol) => {
+                if t_ms - since >= self.s.auto_recenter_ms {
+                    self.neutral = Some(input);
+                    self.still_since = Some((t_ms, input));
+                }
+            }
+            _ => self.still_since = near.then_some((t_ms, input)),
+        }
+    }
+
+    fn dwell(&mut self, t_ms: f64) -> bool {
+        match self.dwell_anchor {
+            Some((since, at)) if ((self.pos[0] - at[0]).powi(2) + (self.pos[1] - at[1]).powi(2)).sqrt() <= self.s.dwell_radius => {
+                if !self.dwell_done && t_ms - since >= self.s.dwell_ms {
+                    self.dwell_done = true;
+                    return true;
+                }
+                false
+            }
+            _ => {
+                self.dwell_anchor = Some((t_ms, self.pos));
+                self.dwell_done = false;
+                false
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An observation of a tracked face whose feature sits at `f` with eyes 64 px apart.
+    fn obs(f: Point) -> Observation {
+        Observation {
+            state: TrackState::Tracking,
+            feature: Some(f),
+            le: Some([f[0] + 32.0, f[1]]),
+            re: Some([f[0] - 32.0, f[1]]),
+            confidence: 1.0,
+            ..Observation::default()
+        }
+    }
+
+    fn run(m: &mut PointerMapper, f: impl Fn(usize) -> Point, frames: usize, t0: f64) -> PointerOut {
+        let mut out = PointerOut { pos: [0.0, 0.0], dwell: false, frozen: false };
+        for i in 0..frames {
+            out = m.map(&obs(f(i)), None, t0 + i as f64 * 33.3, false);
+        }
+        out
+    }
+
+    #[test]
+    fn relative_mode_moves_towards_the_users_right_and_stops_in_the_dead_band() {
+        let mut m = PointerMapper::new(&PointerSettings::default());
+        let start = run(&mut m, |_| [320.0, 240.0], 30, 0.0).pos;
+        // The face moves to the image's left = the user's right: the pointer goes right.
+        let moved = run(&mut m, |_| [310.0, 240.0], 30, 1000.0).pos;
+        assert!(moved[0] > start[0] + 100.0, "{start:?} -> {moved:?}");
+        assert!((moved[1] - start[1]).abs() < 1.0);
+        // Back to neutral, within the dead band: it stops.
+        let a = run(&mut m, |_| [320.5, 240.0], 30, 2000.0).pos;
+        let b = run(&mut m, |_| [320.5, 240.0], 30, 3000.0).pos;
+        assert!((a[0] - b[0]).abs() < 0.5, "{a:?} {b:?}");
+    }
+
+    #[test]
+    fn gains_differ_per_direction() {
+        let s = PointerSettings { gain_left: 1000.0, gain_right: 4000.0, ..PointerSettings::default() };
+        let mut m = PointerMapper::new(&s);
+        let c = run(&mut m, |_| [320.0, 240.0], 10, 0.0).pos;
+        let r = run(&mut m, |_| [310.0, 240.0], 15, 400.0).pos[0] - c[0];
+        let mut m = PointerMapper::new(&s);
+        let c = run(&mut m, |_| [320.0, 240.0], 10, 0.0).pos;
+        let l = c[0] - run(&mut m, |_| [330.0, 240.0], 15, 400.0).pos[0];
+        assert!(r > 3.0 * l && l > 0.0, "right {r} left {l}");
+    }
+
+    #[test]
+    fn a_small_off_centre_range_reaches_every_corner() {
+        // 20×10 px of feature motion at 64 px eye distance, off-centre.
+        let iod = 64.0;
+        let s = PointerSettings {
+            mapping: Mapping::Absolute,
+            range: Range { left: -(330.0 + 0.0) / iod, right: -(310.0) / iod, top: 250.0 / iod, bottom: 260.0 / iod },
+            ..PointerSettings::default()
+        };
+        let corners = [([330.0, 250.0], [0.0, 0.0]), ([310.0, 250.0], [1919.0, 0.0]), ([330.0, 260.0], [0.0, 1079.0]), ([310.0, 260.0], [1919.0, 1079.0])];
+        for (f, want) in corners {
+            let mut m = PointerMapper::new(&s);
+            let got = run(&mut m, |_| f, 60, 0.0).pos;
+            assert!((got[0] - want[0]).abs() < 2.0 && (got[1] - want[1]).abs() < 2.0, "{f:?}: {got:?} vs {want:?}");
+        }
+    }
+
+    #[test]
+    fn the_pointer_holds_during_a_gesture_and_without_a_face() {
+        let mut m = PointerMapper::new(&PointerSettings::default());
+        run(&mut m, |_| [320.0, 240.0], 10, 0.0);
+        let before = run(&mut m, |_| [300.0, 240.0], 5, 400.0).pos;
+        let mut o = obs([280.0, 240.0]);
+        o.brows_raised = true;
+        let during = m.map(&o, None, 700.0, false);
+        assert!(during.frozen && during.pos == before);
+        let mut lost = obs([0.0, 0.0]);
+        lost.state = TrackState::Lost;
+        assert_eq!(m.map(&lost, None, 733.0, false).pos, before);
+    }
+
+    #[test]
+    fn dwell_fires_once_per_stay() {
+        let s = PointerSettings { dwell_ms: 500.0, ..PointerSettings::default() };
+        let mut m = PointerMapper::new(&s);
+        let mut dwells = 0;
+        for i in 0..60 {
+            if m.map(&obs([320.0, 240.0]), None, f64::from(i) * 33.3, false).dwell {
+                dwells += 1;
+            }
+        }
+        assert_eq!(dwells, 1);
+    }
+
+    #[test]
+    fn recentring_makes_the_current_position_neutral() {
+        let mut m = PointerMapper::new(&PointerSettings::default());
+        run(&mut m, |_| [320.0, 240.0], 10, 0.0);
+        run(&mut m, |_| [300.0, 240.0], 30, 400.0);
+        m.recenter();
+        let a = run(&mut m, |_| [300.0, 240.0], 10, 1500.0).pos;
+        let b = run(&mut m, |_| [300.0, 240.0], 10, 1900.0).pos;
+        assert!((a[0] - b[0]).abs() < 1.0, "still after recentring: {a:?} {b:?}");
+    }
+
+    #[test]
+    fn resting_off_neutral_recentres_by_itself_when_enabled() {
+        let s = PointerSettings { auto_recenter_ms: 1000.0, ..PointerSettings::default() };
+        let mut m = PointerMapper::new(&s);
+        run(&mut m, |_| [320.0, 240.0], 10, 0.0);
+        // The user settles 0.05 eye distances off neutral (beyond the dead band, within twice it).
+        run(&mut m, |_| [316.8, 240.0], 60, 400.0);
+        let a = run(&mut m, |_| [316.8, 240.0], 5, 2500.0).pos;
+        let b = run(&mut m, |_| [316.8, 240.0], 30, 2700.0).pos;
+        assert!((a[0] - b[0]).abs() < 1.0, "drift stopped: {a:?} {b:?}");
+    }
+
+    #[test]
+    fn pose_input_drives_the_pointer() {
+        let s = PointerSettings { input: Input::Pose, ..PointerSettings::default() };
+        let mut m = PointerMapper::new(&s);
+        let o = obs([320.0, 240.0]);
+        let rest = Pose { yaw: 0.0, pitch: 0.0, roll: 0.0 };
+        for i in 0..10 {
+            m.map(&o, Some(&rest), f64::from(i) * 33.3, false);
+        }
+        let start = m.position();
+        // Turning to one's own right (nose to the image left: yaw < 0) moves the pointer right.
+        let right = Pose { yaw: -8.0, pitch: 0.0, roll: 0.0 };
+        for i in 10..40 {
+            m.map(&o, Some(&right), f64::from(i) * 33.3, false);
+        }
+        assert!(m.position()[0] > start[0] + 50.0);
+    }
+
+    #[test]
+    fn a_range_comes_from_calibration_samples() {
+        let mut samples = Vec::new();
+        for i in 0..100 {
+            let a = f64::from(i) / 100.0 * std::f64::consts::TAU;
+            samples.push([0.1 + 0.2 * a.cos(), -0.05 + 0.1 * a.sin()]);
+        }
+        samples.push([5.0, 5.0]); // one stray sample
+        let r = Range::from_samples(&samples).expect("a range");
+        assert!((r.left + 0.1).abs() < 0.01 && (r.right - 0.3).abs() < 0.01, "{r:?}");
+        assert!((r.top + 0.15).abs() < 0.01 && (r.bottom - 0.05).abs() < 0.01, "{r:?}");
     }
 }

@@ -1,21 +1,516 @@
-//! Switch: from gesture events to actions (clicks, drags, pause, keys).
+//! Switch: from gestures to actions, with the safety rules that keep a
+//! hands-free user from stray clicks and stuck buttons.
 //!
-//! PLACEHOLDER (foundation issue): no trigger is bound yet, so this stage never
-//! emits a click or a press. The pointer issue replaces it with bindings and the
-//! safety rules (startup grace, cooldown, rate limit, release on loss).
+//! Each trigger (`brow_raise`, `long_blink`, `wink_left`, `wink_right`,
+//! `dwell`) is bound in the profile to one [`Action`]. This stage only returns
+//! [`Command`]s; the output stage performs them.
+//!
+//! Safety, every rule tested below:
+//! - no action unless tracking, not paused, and past a startup grace after
+//!   tracking (re)started (nobody is clicked for while sitting down);
+//! - a cooldown ignores repeats, and a maximum click rate caps bursts;
+//! - a long eyebrow raise (1.5 s by default) pauses, and the same gesture
+//!   resumes; it always works, and a raise long enough to pause never clicks
+//!   (a brow click fires when the brows come down, so the two cannot mix);
+//! - while paused, tracking goes on but the pointer and clicks stop;
+//! - a held button (drag) is released on pause, on loss, and on exit
+//!   (see [`crate::output::ReleaseGuard`] for exits, signals and panics).
 
-use crate::events::{Event, Point};
-use crate::output::Command;
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::events::{Event, Point, TrackState};
+use crate::output::{Button, Command};
 use crate::vision::Observation;
 
+/// What a trigger does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    #[default]
+    None,
+    ClickLeft,
+    ClickRight,
+    ClickMiddle,
+    DoubleClick,
+    /// Press the left button; the next trigger releases it.
+    DragToggle,
+    /// Head motion scrolls until the next trigger.
+    ScrollMode,
+    /// Pause or resume.
+    Pause,
+    /// Open the navigation menu.
+    OpenMenu,
+    /// Make the current head position the neutral one.
+    Recenter,
+    /// A key or chord, e.g. `{ key = "ctrl+c" }`.
+    Key(String),
+}
+
+impl Action {
+    /// Whether the action presses a mouse button (subject to the click rules).
+    #[must_use]
+    pub fn clicks(&self) -> bool {
+        matches!(self, Self::ClickLeft | Self::ClickRight | Self::ClickMiddle | Self::DoubleClick | Self::DragToggle)
+    }
+}
+
+/// The profile's `[switch]` table: bindings and safety limits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SwitchSettings {
+    pub brow_raise: Action,
+    pub long_blink: Action,
+    pub wink_left: Action,
+    pub wink_right: Action,
+    pub dwell: Action,
+    /// Holding the brows up this long pauses or resumes (ms).
+    pub pause_raise_ms: f64,
+    /// No action for this long after tracking starts or comes back (ms).
+    pub startup_grace_ms: f64,
+    /// A trigger this soon after an action is ignored (ms).
+    pub cooldown_ms: f64,
+    /// At most this many clicks in any minute.
+    pub max_clicks_per_minute: u32,
+    /// Scroll mode: pointer pixels per scroll step.
+    pub scroll_px_per_step: f64,
+}
+
+impl Default for SwitchSettings {
+    fn default() -> Self {
+        Self {
+            brow_raise: Action::ClickLeft,
+            long_blink: Action::ClickRight,
+            wink_left: Action::None,
+            wink_right: Action::None,
+            dwell: Action::None,
+            pause_raise_ms: 1500.0,
+            startup_grace_ms: 2000.0,
+            cooldown_ms: 500.0,
+            max_clicks_per_minute: 40,
+            scroll_px_per_step: 40.0,
+        }
+    }
+}
+
+/// What the switch stage decided besides the commands.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Intents {
+    /// The pointer mapper should recentre.
+    pub recenter: bool,
+    /// The pointer must not move (paused).
+    pub hold_pointer: bool,
+    /// Put the pointer back here (scroll mode keeps it where scrolling began).
+    pub pointer_to: Option<Point>,
+}
+
 /// The switch stage.
-#[derive(Debug, Default)]
-pub struct SwitchDecider;
+#[derive(Debug)]
+pub struct SwitchDecider {
+    s: SwitchSettings,
+    paused: bool,
+    tracking_since: Option<f64>,
+    raise_since: Option<f64>,
+    raise_paused: bool,
+    last_action: Option<f64>,
+    clicks: VecDeque<f64>,
+    dragging: bool,
+    scroll_anchor: Option<Point>,
+    scroll_acc: Point,
+    last_pos: Option<Point>,
+}
 
 impl SwitchDecider {
-    /// Decides this frame's commands and adds the action events to `events`.
-    /// Placeholder: only moves the pointer; never clicks.
-    pub fn decide(&mut self, _obs: &Observation, pointer: Point, _t_ms: f64, commands: &mut Vec<Command>, _events: &mut Vec<Event>) {
-        commands.push(Command::MoveTo { x: pointer[0], y: pointer[1] });
+    #[must_use]
+    pub fn new(settings: &SwitchSettings) -> Self {
+        Self {
+            s: settings.clone(),
+            paused: false,
+            tracking_since: None,
+            raise_since: None,
+            raise_paused: false,
+            last_action: None,
+            clicks: VecDeque::new(),
+            dragging: false,
+            scroll_anchor: None,
+            scroll_acc: [0.0, 0.0],
+            last_pos: None,
+        }
+    }
+
+    /// Whether the user has paused.
+    #[must_use]
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Whether head motion scrolls instead of moving the pointer.
+    #[must_use]
+    pub fn scrolling(&self) -> bool {
+        self.scroll_anchor.is_some()
+    }
+
+    /// Whether a button is held down (a drag in progress).
+    #[must_use]
+    pub fn dragging(&self) -> bool {
+        self.dragging
+    }
+
+    /// Commands that leave nothing pressed (for exits); also forgets the drag.
+    pub fn release_all(&mut self, commands: &mut Vec<Command>, events: &mut Vec<Event>) {
+        if self.dragging {
+            self.dragging = false;
+            commands.push(Command::Release(Button::Left));
+            events.push(Event::DragEnd);
+        }
+        self.scroll_anchor = None;
+    }
+
+    /// Decides this frame's commands (appended to `commands`) and action events
+    /// (appended to `events`). `pointer` is where the pointer stage put the pointer.
+    pub fn decide(&mut self, obs: &Observation, pointer: Point, dwell: bool, t_ms: f64, commands: &mut Vec<Command>, events: &mut Vec<Event>) -> Intents {
+        let mut intents = Intents::default();
+        let tracking = obs.state == TrackState::Tracking;
+        if tracking {
+            self.tracking_since.get_or_insert(t_ms);
+        } else {
+            self.tracking_since = None;
+            self.raise_since = None;
+            // Loss: nothing stays pressed.
+            self.release_all(commands, events);
+        }
+
+        // The pause gesture: a long raise toggles pause; a short one is a brow trigger on release.
+        let mut brow_trigger = false;
+        if tracking && obs.brows_raised {
+            let since = *self.raise_since.get_or_insert(t_ms);
+            if !self.raise_paused && t_ms - since >= self.s.pause_raise_ms {
+                self.raise_paused = true;
+                self.toggle_pause(commands, events);
+            }
+        } else if let Some(since) = self.raise_since.take() {
+            let was_pause = std::mem::replace(&mut self.raise_paused, false);
+            brow_trigger = tracking && !was_pause && t_ms - since < self.s.pause_raise_ms;
+        }
+
+        if !self.paused && tracking {
+            let mut triggers: Vec<Action> = Vec::new();
+            if brow_trigger {
+                triggers.push(self.s.brow_raise.clone());
+            }
+            for e in &obs.events {
+                match e {
+                    Event::LongBlink => triggers.push(self.s.long_blink.clone()),
+                    Event::WinkLeft => triggers.push(self.s.wink_left.clone()),
+                    Event::WinkRight => triggers.push(self.s.wink_right.clone()),
+                    _ => {}
+                }
+            }
+            if dwell {
+                events.push(Event::Dwell);
+                triggers.push(self.s.dwell.clone());
+            }
+            for action in triggers {
+                if action == Action::Pause {
+                    self.toggle_pause(commands, events);
+                    continue;
+                }
+                if action != Action::None && self.allowed(&action, t_ms) {
+                    self.perform(&action, pointer, t_ms, commands, events, &mut intents);
+                }
+            }
+        }
+
+        if self.paused {
+            intents.hold_pointer = true;
+        } else if let Some(anchor) = self.scroll_anchor {
+            // Scroll mode: each frame, the pointer's displacement from where
+            // scrolling began adds to the scroll; the pointer goes back there.
+            let px = self.s.scroll_px_per_step.max(1.0);
+            self.scroll_acc[0] += pointer[0] - anchor[0];
+            self.scroll_acc[1] += pointer[1] - anchor[1];
+            #[allow(clippy::cast_possible_truncation)]
+            let (dx, dy) = ((self.scroll_acc[0] / px).trunc() as i32, (self.scroll_acc[1] / px).trunc() as i32);
+            self.scroll_acc[0] -= f64::from(dx) * px;
+            self.scroll_acc[1] -= f64::from(dy) * px;
+            if dx != 0 || dy != 0 {
+                commands.push(Command::Scroll { dx, dy });
+            }
+            intents.pointer_to = Some(anchor);
+        } else if tracking && self.last_pos != Some(pointer) {
+            commands.push(Command::MoveTo { x: pointer[0], y: pointer[1] });
+            self.last_pos = Some(pointer);
+        }
+        intents
+    }
+
+    fn toggle_pause(&mut self, commands: &mut Vec<Command>, events: &mut Vec<Event>) {
+        self.paused = !self.paused;
+        if self.paused {
+            self.release_all(commands, events);
+            events.push(Event::Pause);
+        } else {
+            events.push(Event::Resume);
+        }
+    }
+
+    /// The click rules: startup grace, cooldown, rate limit.
+    fn allowed(&mut self, action: &Action, t_ms: f64) -> bool {
+        let Some(since) = self.tracking_since else { return false };
+        if t_ms - since < self.s.startup_grace_ms {
+            return false;
+        }
+        if self.last_action.is_some_and(|l| t_ms - l < self.s.cooldown_ms) {
+            return false;
+        }
+        if action.clicks() {
+            while self.clicks.front().is_some_and(|c| t_ms - c >= 60_000.0) {
+                self.clicks.pop_front();
+            }
+            if self.clicks.len() >= self.s.max_clicks_per_minute as usize {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn perform(&mut self, action: &Action, pointer: Point, t_ms: f64, commands: &mut Vec<Command>, events: &mut Vec<Event>, intents: &mut Intents) {
+        self.last_action = Some(t_ms);
+        if action.clicks() {
+            self.clicks.push_back(t_ms);
+        }
+        // Every click lands where the pointer is.
+        if action.clicks() {
+            commands.push(Command::MoveTo { x: pointer[0], y: pointer[1] });
+        }
+        match action {
+            Action::ClickLeft => {
+                commands.push(Command::Click(Button::Left));
+                events.push(Event::ClickLeft);
+            }
+            Action::ClickRight => {
+                commands.push(Command::Click(Button::Right));
+                events.push(Event::ClickRight);
+            }
+            Action::ClickMiddle => commands.push(Command::Click(Button::Middle)),
+            Action::DoubleClick => {
+                commands.push(Command::DoubleClick(Button::Left));
+                events.push(Event::ClickDouble);
+            }
+            Action::DragToggle => {
+                if self.dragging {
+                    commands.push(Command::Release(Button::Left));
+                    events.push(Event::DragEnd);
+                } else {
+                    commands.push(Command::Press(Button::Left));
+                    events.push(Event::DragStart);
+                }
+                self.dragging = !self.dragging;
+            }
+            Action::ScrollMode => {
+                self.scroll_anchor = if self.scroll_anchor.is_some() { None } else { Some(pointer) };
+                self.scroll_acc = [0.0, 0.0];
+            }
+            Action::OpenMenu => commands.push(Command::OpenMenu),
+            Action::Recenter => intents.recenter = true,
+            Action::Key(chord) => commands.push(Command::Key(chord.clone())),
+            Action::Pause | Action::None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tracked() -> Observation {
+        Observation { state: TrackState::Tracking, ..Observation::default() }
+    }
+
+    struct Run {
+        d: SwitchDecider,
+        t: f64,
+        commands: Vec<Command>,
+        events: Vec<Event>,
+    }
+
+    impl Run {
+        fn new(s: SwitchSettings) -> Self {
+            Self { d: SwitchDecider::new(&s), t: 0.0, commands: Vec::new(), events: Vec::new() }
+        }
+        /// `n` frames of 33 ms with `obs`.
+        fn frames(&mut self, n: usize, obs: &Observation) {
+            for _ in 0..n {
+                self.d.decide(obs, [100.0, 100.0], false, self.t, &mut self.commands, &mut self.events);
+                self.t += 33.3;
+            }
+        }
+        /// A brow raise held for `ms`.
+        fn raise(&mut self, ms: f64) {
+            let mut up = tracked();
+            up.brows_raised = true;
+            self.frames((ms / 33.3).round() as usize, &up);
+            self.frames(1, &tracked());
+        }
+        fn presses(&self) -> usize {
+            self.commands.iter().filter(|c| matches!(c, Command::Click(_) | Command::DoubleClick(_) | Command::Press(_))).count()
+        }
+    }
+
+    #[test]
+    fn a_brow_raise_clicks_once_when_the_brows_come_down() {
+        let mut r = Run::new(SwitchSettings::default());
+        r.frames(90, &tracked());
+        r.raise(500.0);
+        assert_eq!(r.presses(), 1);
+        assert_eq!(r.events.iter().filter(|e| **e == Event::ClickLeft).count(), 1);
+    }
+
+    #[test]
+    fn nothing_clicks_while_lost_searching_or_in_the_startup_grace() {
+        let mut r = Run::new(SwitchSettings::default());
+        let mut lost = Observation { state: TrackState::Lost, brows_raised: true, events: vec![Event::LongBlink], ..Observation::default() };
+        r.frames(60, &lost);
+        lost.state = TrackState::Searching;
+        r.frames(60, &lost);
+        // Tracking starts: a raise within the first 2 s does nothing.
+        r.frames(10, &tracked());
+        r.raise(400.0);
+        let mut lb = tracked();
+        lb.events = vec![Event::LongBlink];
+        r.frames(1, &lb);
+        assert_eq!(r.presses(), 0);
+        r.frames(60, &tracked());
+        r.raise(400.0);
+        assert_eq!(r.presses(), 1, "after the grace it works");
+    }
+
+    #[test]
+    fn a_cooldown_ignores_repeats_and_the_rate_is_capped() {
+        let s = SwitchSettings { long_blink: Action::ClickLeft, max_clicks_per_minute: 3, ..SwitchSettings::default() };
+        let mut r = Run::new(s);
+        r.frames(90, &tracked());
+        let mut lb = tracked();
+        lb.events = vec![Event::LongBlink];
+        r.frames(1, &lb);
+        r.frames(3, &tracked());
+        r.frames(1, &lb); // 130 ms later: within the cooldown
+        assert_eq!(r.presses(), 1);
+        for _ in 0..5 {
+            r.frames(30, &tracked());
+            r.frames(1, &lb);
+        }
+        assert_eq!(r.presses(), 3, "at most 3 per minute");
+        r.frames(1800, &tracked()); // a minute later
+        r.frames(1, &lb);
+        assert_eq!(r.presses(), 4);
+    }
+
+    #[test]
+    fn a_long_raise_pauses_without_clicking_and_the_same_gesture_resumes() {
+        let mut r = Run::new(SwitchSettings::default());
+        r.frames(90, &tracked());
+        r.raise(1800.0);
+        assert!(r.d.paused());
+        assert_eq!(r.presses(), 0, "a pause raise never clicks");
+        assert!(r.events.contains(&Event::Pause));
+        // While paused: triggers do nothing and the pointer does not move.
+        let n = r.commands.len();
+        r.raise(400.0);
+        let mut lb = tracked();
+        lb.events = vec![Event::LongBlink];
+        r.frames(1, &lb);
+        assert_eq!(r.commands.len(), n, "no commands while paused");
+        r.raise(1800.0);
+        assert!(!r.d.paused());
+        assert!(r.events.contains(&Event::Resume));
+        r.frames(30, &tracked());
+        r.raise(400.0);
+        assert_eq!(r.presses(), 1);
+    }
+
+    #[test]
+    fn the_pause_gesture_works_even_during_the_grace_and_cooldown() {
+        let mut r = Run::new(SwitchSettings::default());
+        r.frames(5, &tracked());
+        r.raise(1700.0);
+        assert!(r.d.paused());
+    }
+
+    #[test]
+    fn a_held_button_is_released_on_pause_and_on_loss() {
+        let s = SwitchSettings { long_blink: Action::DragToggle, ..SwitchSettings::default() };
+        let mut r = Run::new(s.clone());
+        r.frames(90, &tracked());
+        let mut lb = tracked();
+        lb.events = vec![Event::LongBlink];
+        r.frames(1, &lb);
+        assert!(r.d.dragging());
+        r.raise(1700.0); // pause
+        assert!(!r.d.dragging());
+        assert_eq!(r.commands.iter().filter(|c| matches!(c, Command::Release(Button::Left))).count(), 1);
+        assert!(r.events.contains(&Event::DragEnd));
+
+        let mut r = Run::new(s);
+        r.frames(90, &tracked());
+        r.frames(1, &lb);
+        assert!(r.d.dragging());
+        r.frames(1, &Observation { state: TrackState::Lost, ..Observation::default() });
+        assert!(!r.d.dragging());
+        assert!(matches!(r.commands.last(), Some(Command::Release(Button::Left))));
+    }
+
+    #[test]
+    fn bindings_choose_the_action() {
+        let s = SwitchSettings {
+            wink_left: Action::Key("ctrl+z".into()),
+            wink_right: Action::DoubleClick,
+            dwell: Action::ClickRight,
+            ..SwitchSettings::default()
+        };
+        let mut r = Run::new(s);
+        r.frames(90, &tracked());
+        let mut w = tracked();
+        w.events = vec![Event::WinkLeft];
+        r.frames(1, &w);
+        r.frames(20, &tracked());
+        w.events = vec![Event::WinkRight];
+        r.frames(1, &w);
+        r.frames(20, &tracked());
+        r.d.decide(&tracked(), [5.0, 5.0], true, r.t, &mut r.commands, &mut r.events);
+        assert!(r.commands.contains(&Command::Key("ctrl+z".into())));
+        assert!(r.commands.contains(&Command::DoubleClick(Button::Left)));
+        assert!(r.commands.contains(&Command::Click(Button::Right)));
+        assert!(r.events.contains(&Event::Dwell));
+    }
+
+    #[test]
+    fn scroll_mode_turns_motion_into_scrolling() {
+        let s = SwitchSettings { long_blink: Action::ScrollMode, ..SwitchSettings::default() };
+        let mut d = SwitchDecider::new(&s);
+        let (mut c, mut e) = (Vec::new(), Vec::new());
+        for i in 0..90 {
+            d.decide(&tracked(), [500.0, 500.0], false, f64::from(i) * 33.3, &mut c, &mut e);
+        }
+        let mut lb = tracked();
+        lb.events = vec![Event::LongBlink];
+        d.decide(&lb, [500.0, 500.0], false, 3000.0, &mut c, &mut e);
+        assert!(d.scrolling());
+        c.clear();
+        let i = d.decide(&tracked(), [500.0, 620.0], false, 3033.0, &mut c, &mut e);
+        assert_eq!(i.pointer_to, Some([500.0, 500.0]));
+        assert_eq!(c, vec![Command::Scroll { dx: 0, dy: 3 }]);
+        c.clear();
+        d.decide(&tracked(), [500.0, 520.0], false, 3066.0, &mut c, &mut e);
+        d.decide(&tracked(), [500.0, 520.0], false, 3099.0, &mut c, &mut e);
+        assert_eq!(c, vec![Command::Scroll { dx: 0, dy: 1 }], "remainders add up");
+    }
+
+    #[test]
+    fn bindings_read_from_toml() {
+        let s: SwitchSettings = toml::from_str("brow_raise = \"double_click\"\nwink_left = { key = \"alt+tab\" }\n").expect("toml");
+        assert_eq!(s.brow_raise, Action::DoubleClick);
+        assert_eq!(s.wink_left, Action::Key("alt+tab".into()));
     }
 }

@@ -79,6 +79,9 @@ pub struct SynthConfig {
     /// Peak relative change of brightness.
     pub light_drift: f64,
     pub script: Vec<ScriptEvent>,
+    /// Time spans (ms) when the face is gone (covered or turned away): the
+    /// frame shows an empty grey scene and the labels have no positions.
+    pub gone: Vec<(f64, f64)>,
 }
 
 impl SynthConfig {
@@ -113,6 +116,7 @@ impl SynthConfig {
                 r(12300.0, 0.13, 900.0),
                 b(14000.0, 60.0),
             ],
+            gone: Vec::new(),
         }
     }
 
@@ -282,6 +286,11 @@ impl Generator {
     /// `OpenCV` failures.
     pub fn render(&mut self, i: usize, out: &mut Mat) -> Result<LabelRow, SynthError> {
         let t_ms = self.t_ms(i);
+        if self.cfg.gone.iter().any(|(a, b)| (*a..*b).contains(&t_ms)) {
+            *out = Mat::new_rows_cols_with_default(self.cfg.height, self.cfg.width, core::CV_8UC3, Scalar::all(70.0))?;
+            self.sensor(out, t_ms / 1000.0)?;
+            return Ok(LabelRow { frame: i as u64, t_ms, ..LabelRow::default() });
+        }
         let st = face_state(&self.cfg.script, t_ms);
         let lm = self.asset.landmarks;
         self.asset.photo.copy_to(&mut self.work)?;

@@ -117,6 +117,10 @@ const BROW_SEARCH: (f64, f64) = (0.06, 0.16);
 /// The feature's correlation floor: below it for `LOST_AFTER_MS`, tracking is lost.
 const FEATURE_FLOOR: f64 = 0.45;
 const LOST_AFTER_MS: f64 = 150.0;
+/// ... or this far below its usual match.
+const FEATURE_DROP: f64 = 0.3;
+/// Neither eye matching its open or closed template this well means no eyes are there.
+const EYES_FLOOR: f64 = 0.45;
 /// A frame is reliable for eye and brow decisions when the feature matches at least this well.
 const RELIABLE_FEATURE: f64 = 0.7;
 /// Geometry: the eye distance may change by this factor, and the eye line tilt by this much.
@@ -666,14 +670,9 @@ impl Vision {
             tr.velocity = [0.5 * tr.velocity[0] + 0.5 * v[0], 0.5 * tr.velocity[1] + 0.5 * v[1]];
             tr.feature = m.pos;
         }
-        if score < FEATURE_FLOOR {
-            let since = *tr.weak_since.get_or_insert(t);
-            if t - since >= LOST_AFTER_MS || found.is_none() {
-                out.events.push(Event::Lost);
-                return Ok(Phase::Lost { tracks: tr, since: t });
-            }
-        } else {
-            tr.weak_since = None;
+        if found.is_none() {
+            out.events.push(Event::Lost);
+            return Ok(Phase::Lost { tracks: tr, since: t });
         }
         let reliable = score >= RELIABLE_FEATURE
             && (!self.feature_score.ready || score >= self.feature_score.value - 0.15);
@@ -685,6 +684,7 @@ impl Vision {
         //    its match with the closed template minus its match with the open one.
         let a = 1.0 - (-dt / OFFSET_TAU_MS).exp();
         let mut evidence = [0.0; 2];
+        let mut eyes_seen = f64::NEG_INFINITY;
         for (i, side) in [&mut tr.left, &mut tr.right].into_iter().enumerate() {
             let guess = add(tr.feature, side.eye_offset);
             let (rx, ry) = (px(EYE_SEARCH.0 * iod), px(EYE_SEARCH.1 * iod));
@@ -708,6 +708,20 @@ impl Vision {
                 None => 0.0,
             };
             evidence[i] = closed_score - side.eye_score;
+            eyes_seen = eyes_seen.max(closed_score.max(side.eye_score));
+        }
+
+        // Loss: the feature below its floor (or far below its usual match), or
+        // neither eye looking like an open or a closed eye, for a moment.
+        let feature_weak = score < FEATURE_FLOOR || (self.feature_score.ready && score < self.feature_score.value - FEATURE_DROP);
+        if feature_weak || eyes_seen < EYES_FLOOR {
+            let since = *tr.weak_since.get_or_insert(t);
+            if t - since >= LOST_AFTER_MS {
+                out.events.push(Event::Lost);
+                return Ok(Phase::Lost { tracks: tr, since: t });
+            }
+        } else {
+            tr.weak_since = None;
         }
 
         // 3. Geometry: the eyes must keep the face's shape.

@@ -1,0 +1,198 @@
+//! The desktop sink: the OS pointer and keyboard through `enigo` (X11 on Linux,
+//! and Windows and macOS where enigo supports them).
+//!
+//! It remembers which buttons it holds down and releases them when dropped, so
+//! a drag never stays pressed after an exit, a signal that ends the run loop, or
+//! a panic that unwinds through it.
+
+use enigo::{Axis, Coordinate, Direction, Enigo, Key, Keyboard, Mouse, Settings};
+
+use super::{Button, Command, OutputError, PointerSink};
+
+/// The area the pointer may cover: the whole virtual desktop (all monitors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Desktop {
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Drives the real pointer.
+pub struct DesktopSink {
+    enigo: Enigo,
+    held: Vec<Button>,
+    desktop: Desktop,
+}
+
+fn backend(e: impl std::fmt::Display) -> OutputError {
+    OutputError::Backend(e.to_string())
+}
+
+fn button(b: Button) -> enigo::Button {
+    match b {
+        Button::Left => enigo::Button::Left,
+        Button::Right => enigo::Button::Right,
+        Button::Middle => enigo::Button::Middle,
+    }
+}
+
+/// The virtual desktop's size: the X root window on Linux (it spans every monitor).
+#[cfg(target_os = "linux")]
+fn virtual_desktop(_enigo: &Enigo) -> Result<Desktop, OutputError> {
+    use x11rb::connection::Connection;
+    let (conn, screen) = x11rb::connect(None).map_err(backend)?;
+    let root = &conn.setup().roots[screen];
+    Ok(Desktop { x: 0, y: 0, width: u32::from(root.width_in_pixels), height: u32::from(root.height_in_pixels) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn virtual_desktop(enigo: &Enigo) -> Result<Desktop, OutputError> {
+    let (w, h) = enigo.main_display().map_err(backend)?;
+    Ok(Desktop { x: 0, y: 0, width: u32::try_from(w).unwrap_or(0), height: u32::try_from(h).unwrap_or(0) })
+}
+
+impl DesktopSink {
+    /// Connects to the desktop.
+    ///
+    /// # Errors
+    /// No display (no X server on Linux: set `DISPLAY`), or no permission.
+    pub fn new() -> Result<Self, OutputError> {
+        let settings = Settings { linux_delay: 1, release_keys_when_dropped: true, ..Settings::default() };
+        let enigo = Enigo::new(&settings).map_err(|e| OutputError::Backend(format!("{e} (is there a desktop session? on Linux, DISPLAY must name an X server)")))?;
+        let desktop = virtual_desktop(&enigo)?;
+        Ok(Self { enigo, held: Vec::new(), desktop })
+    }
+
+    /// The desktop the pointer maps onto.
+    #[must_use]
+    pub fn desktop(&self) -> Desktop {
+        self.desktop
+    }
+
+    fn key_chord(&mut self, chord: &str) -> Result<(), OutputError> {
+        let keys: Vec<Key> = chord.split('+').map(|k| parse_key(k.trim())).collect::<Result<_, _>>()?;
+        for k in &keys {
+            self.enigo.key(*k, Direction::Press).map_err(backend)?;
+        }
+        for k in keys.iter().rev() {
+            self.enigo.key(*k, Direction::Release).map_err(backend)?;
+        }
+        Ok(())
+    }
+}
+
+/// A key name as written in a profile: `ctrl`, `alt`, `shift`, `super`,
+/// `enter`, `tab`, `esc`, `space`, `backspace`, `delete`, arrows, `f1`–`f12`,
+/// `home`, `end`, `pageup`, `pagedown`, or one character.
+///
+/// # Errors
+/// An unknown name.
+pub fn parse_key(name: &str) -> Result<Key, OutputError> {
+    let lower = name.to_lowercase();
+    Ok(match lower.as_str() {
+        "ctrl" | "control" => Key::Control,
+        "alt" => Key::Alt,
+        "shift" => Key::Shift,
+        "super" | "meta" | "win" | "cmd" => Key::Meta,
+        "enter" | "return" => Key::Return,
+        "tab" => Key::Tab,
+        "esc" | "escape" => Key::Escape,
+        "space" => Key::Space,
+        "backspace" => Key::Backspace,
+        "delete" | "del" => Key::Delete,
+        "up" => Key::UpArrow,
+        "down" => Key::DownArrow,
+        "left" => Key::LeftArrow,
+        "right" => Key::RightArrow,
+        "home" => Key::Home,
+        "end" => Key::End,
+        "pageup" => Key::PageUp,
+        "pagedown" => Key::PageDown,
+        "f1" => Key::F1,
+        "f2" => Key::F2,
+        "f3" => Key::F3,
+        "f4" => Key::F4,
+        "f5" => Key::F5,
+        "f6" => Key::F6,
+        "f7" => Key::F7,
+        "f8" => Key::F8,
+        "f9" => Key::F9,
+        "f10" => Key::F10,
+        "f11" => Key::F11,
+        "f12" => Key::F12,
+        _ => {
+            let mut chars = lower.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Key::Unicode(c),
+                _ => return Err(OutputError::Backend(format!("unknown key {name:?} in a key binding (e.g. \"ctrl+c\", \"alt+tab\", \"f5\")"))),
+            }
+        }
+    })
+}
+
+impl PointerSink for DesktopSink {
+    fn apply(&mut self, cmd: &Command) -> Result<(), OutputError> {
+        match cmd {
+            Command::MoveTo { x, y } => {
+                let d = self.desktop;
+                #[allow(clippy::cast_possible_truncation)]
+                let (px, py) = (
+                    (x.round() as i32).clamp(d.x, d.x + i32::try_from(d.width).unwrap_or(i32::MAX) - 1),
+                    (y.round() as i32).clamp(d.y, d.y + i32::try_from(d.height).unwrap_or(i32::MAX) - 1),
+                );
+                self.enigo.move_mouse(px, py, Coordinate::Abs).map_err(backend)
+            }
+            Command::Click(b) => self.enigo.button(button(*b), Direction::Click).map_err(backend),
+            Command::DoubleClick(b) => {
+                self.enigo.button(button(*b), Direction::Click).map_err(backend)?;
+                self.enigo.button(button(*b), Direction::Click).map_err(backend)
+            }
+            Command::Press(b) => {
+                self.enigo.button(button(*b), Direction::Press).map_err(backend)?;
+                if !self.held.contains(b) {
+                    self.held.push(*b);
+                }
+                Ok(())
+            }
+            Command::Release(b) => {
+                self.held.retain(|h| h != b);
+                self.enigo.button(button(*b), Direction::Release).map_err(backend)
+            }
+            Command::Scroll { dx, dy } => {
+                if *dy != 0 {
+                    self.enigo.scroll(*dy, Axis::Vertical).map_err(backend)?;
+                }
+                if *dx != 0 {
+                    self.enigo.scroll(*dx, Axis::Horizontal).map_err(backend)?;
+                }
+                Ok(())
+            }
+            Command::Key(chord) => self.key_chord(chord),
+            Command::OpenMenu => Ok(()),
+        }
+    }
+}
+
+impl Drop for DesktopSink {
+    fn drop(&mut self) {
+        // Never leave a button down: the user could not let go of it.
+        for b in std::mem::take(&mut self.held) {
+            let _ = self.enigo.button(button(b), Direction::Release);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_names_parse_and_unknown_ones_say_so() {
+        assert!(matches!(parse_key("Ctrl"), Ok(Key::Control)));
+        assert!(matches!(parse_key("f5"), Ok(Key::F5)));
+        assert!(matches!(parse_key("z"), Ok(Key::Unicode('z'))));
+        let e = parse_key("hyper").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("unknown key \"hyper\""), "{e}");
+    }
+}

@@ -1,0 +1,199 @@
+//! The real desktop, as a user's session sees it: a private Xvfb, a test
+//! window that counts button presses, and `facemouse replay --drive` on a
+//! generated clip with clicks, a pause and a loss of the face.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use facemouse::events::{Event, TrackState};
+use facemouse::synth::{self, Action, FaceAsset, ScriptEvent, SynthConfig};
+use x11rb::connection::Connection;
+use x11rb::wrapper::ConnectionExt as _;
+use x11rb::protocol::xproto::{ConnectionExt, CreateWindowAux, EventMask, WindowClass};
+use x11rb::protocol::Event as XEvent;
+
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts a private X server, or says why it cannot.
+fn xvfb() -> Option<Xvfb> {
+    for n in 0..20 {
+        let num = 70 + (std::process::id() as usize + n) % 100;
+        if Path::new(&format!("/tmp/.X11-unix/X{num}")).exists() || Path::new(&format!("/tmp/.X{num}-lock")).exists() {
+            continue;
+        }
+        let Ok(child) = Command::new("Xvfb")
+            .arg(format!(":{num}"))
+            .args(["-screen", "0", "1280x800x24", "-noreset", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        else {
+            eprintln!("skipped: Xvfb is not installed (make test installs it)");
+            return None;
+        };
+        let x = Xvfb { child, display: format!(":{num}") };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if x11rb::connect(Some(&x.display)).is_ok() {
+                return Some(x);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    eprintln!("skipped: Xvfb did not start");
+    None
+}
+
+/// A full-screen window that counts the presses and releases of the left button.
+struct Window {
+    presses: Arc<AtomicUsize>,
+    releases: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+fn window(display: &str) -> Window {
+    let (conn, screen_num) = x11rb::connect(Some(display)).expect("connect");
+    let screen = &conn.setup().roots[screen_num];
+    let win = conn.generate_id().expect("id");
+    conn.create_window(
+        screen.root_depth,
+        win,
+        screen.root,
+        0,
+        0,
+        screen.width_in_pixels,
+        screen.height_in_pixels,
+        0,
+        WindowClass::INPUT_OUTPUT,
+        screen.root_visual,
+        &CreateWindowAux::new().background_pixel(screen.white_pixel).event_mask(EventMask::BUTTON_PRESS | EventMask::BUTTON_RELEASE),
+    )
+    .expect("create window");
+    conn.map_window(win).expect("map");
+    conn.sync().expect("sync");
+    let (presses, releases, stop) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
+    let (p, r, s) = (Arc::clone(&presses), Arc::clone(&releases), Arc::clone(&stop));
+    let thread = std::thread::Builder::new()
+        .name("x-test-window".into())
+        .spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                match conn.poll_for_event() {
+                    Ok(Some(XEvent::ButtonPress(e))) if e.detail == 1 => {
+                        p.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Ok(Some(XEvent::ButtonRelease(e))) if e.detail == 1 => {
+                        r.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Ok(Some(_)) => {}
+                    Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                    Err(_) => return,
+                }
+            }
+        })
+        .expect("thread");
+    Window { presses, releases, stop, thread: Some(thread) }
+}
+
+impl Window {
+    /// Stops listening after the server has delivered everything sent so far.
+    fn finish(mut self) -> (usize, usize) {
+        std::thread::sleep(Duration::from_millis(300));
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        (self.presses.load(Ordering::SeqCst), self.releases.load(Ordering::SeqCst))
+    }
+}
+
+/// A clip whose user clicks twice with the brows, pauses with a long raise,
+/// raises once while paused, resumes, clicks, and then leaves the camera's view.
+fn clip(dir: &Path) {
+    let raise = |start_ms, hold_ms| ScriptEvent { start_ms, action: Action::Raise { amp: 0.12, hold_ms } };
+    let mut cfg = SynthConfig::demo();
+    cfg.duration_s = 17.0;
+    cfg.motion_px = (30.0, 15.0);
+    cfg.script = vec![
+        ScriptEvent { start_ms: 800.0, action: Action::Blink { closed_ms: 80.0 } },
+        raise(3800.0, 450.0),
+        raise(5400.0, 1900.0), // pause
+        raise(8200.0, 400.0),  // while paused: nothing
+        raise(9400.0, 1900.0), // resume
+        raise(12000.0, 450.0),
+        ScriptEvent { start_ms: 15800.0, action: Action::Blink { closed_ms: 80.0 } },
+    ];
+    cfg.gone = vec![(13200.0, 14400.0)];
+    synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, dir).expect("clip");
+}
+
+#[test]
+fn replay_drive_clicks_the_real_desktop_exactly_as_the_trace_says() {
+    let Some(x) = xvfb() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    clip(tmp.path());
+    let win = window(&x.display);
+    let trace = tmp.path().join("t.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_facemouse"))
+        .env("DISPLAY", &x.display)
+        .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))
+        .args(["replay", "--drive", "--trace"])
+        .arg(&trace)
+        .arg(tmp.path().join("video.avi"))
+        .output()
+        .expect("facemouse");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (presses, releases) = win.finish();
+
+    let records = facemouse::eval::read_trace(&trace).expect("trace");
+    let clicks: Vec<usize> = records.iter().enumerate().filter(|(_, r)| r.events.contains(&Event::ClickLeft)).map(|(i, _)| i).collect();
+    assert!(clicks.len() >= 2, "the clip's raises click: {clicks:?}");
+    assert_eq!(presses, clicks.len(), "one press on the window per click_left in the trace");
+    assert_eq!(releases, presses, "every press released");
+
+    // No click while lost, searching or paused.
+    let mut paused = false;
+    for r in &records {
+        if r.events.contains(&Event::Pause) {
+            paused = true;
+        }
+        if r.events.contains(&Event::Resume) {
+            paused = false;
+        }
+        if r.events.contains(&Event::ClickLeft) {
+            assert_eq!(r.state, TrackState::Tracking, "frame {}: a click while {:?}", r.frame, r.state);
+            assert!(!paused, "frame {}: a click while paused", r.frame);
+        }
+    }
+    assert!(records.iter().any(|r| r.events.contains(&Event::Pause)), "the long raise paused");
+    let states: Vec<String> = records[390..440].iter().map(|r| format!("{}:{:?}{:?}", r.frame, r.state, r.events)).collect();
+    assert!(records.iter().any(|r| r.state == TrackState::Lost), "the face left the view: {states:?}");
+
+    // The real pointer is where the trace says.
+    let loc = Command::new("xdotool").env("DISPLAY", &x.display).arg("getmouselocation").output().expect("xdotool");
+    let text = String::from_utf8_lossy(&loc.stdout).to_string();
+    let field = |k: &str| -> i64 {
+        text.split_whitespace().find_map(|w| w.strip_prefix(k)).and_then(|v| v.parse().ok()).unwrap_or(-1)
+    };
+    let last = records.iter().rev().find_map(|r| r.pointer).expect("a pointer");
+    assert!((field("x:") - last[0].round() as i64).abs() <= 1 && (field("y:") - last[1].round() as i64).abs() <= 1, "xdotool {text} vs trace {last:?}");
+
+    // No button is left pressed.
+    let (conn, screen) = x11rb::connect(Some(&x.display)).expect("connect");
+    let root = conn.setup().roots[screen].root;
+    let q = conn.query_pointer(root).expect("query").reply().expect("reply");
+    assert_eq!(u16::from(q.mask) & 0x1f00, 0, "buttons held at exit: {:?}", q.mask);
+}
