@@ -238,11 +238,10 @@ pub fn score(seq: &Sequence, trace: &[TraceRecord], tol_s: Option<f64>) -> Score
 
     let mut tr: HashMap<usize, &TraceRecord> = HashMap::new();
     for r in trace {
-        if let Ok(f) = usize::try_from(r.frame) {
-            if f < n {
+        if let Ok(f) = usize::try_from(r.frame)
+            && f < n {
                 tr.insert(f, r);
             }
-        }
     }
     let ec_gt: Vec<bool> = rows.iter().map(|r| r.eyes_closed).collect();
     let br_gt: Vec<bool> = rows.iter().map(|r| r.brows_raised).collect();

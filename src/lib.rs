@@ -9,6 +9,7 @@ pub mod labels;
 pub mod output;
 pub mod pipeline;
 pub mod pointer;
+pub mod pointer_eval;
 pub mod pose;
 pub mod profile;
 pub mod replay;

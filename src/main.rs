@@ -60,6 +60,13 @@ enum Command {
         #[arg(long)]
         tol_s: Option<f64>,
     },
+    /// Simulate a user with a small range of motion and measure pointing (Fitts' law throughput) per mode.
+    EvalPointer {
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Generate a labelled face sequence (video.avi, labels.csv, meta.json) from the shipped photo.
     Synth {
         /// Output folder.
@@ -149,6 +156,16 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some(Command::Eval { sequences, json, trace_dir, tol_s }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, &cli.profile),
+        Some(Command::EvalPointer { json, seed }) => {
+            let rows = facemouse::pointer_eval::evaluate(seed);
+            let corners = facemouse::pointer_eval::corners_reached(&facemouse::pointer_eval::SimUser::default());
+            if json {
+                println!("{}", serde_json::json!({ "modes": rows, "corners_reached": corners }));
+            } else {
+                print!("{}", facemouse::pointer_eval::table(&rows, corners));
+            }
+            Ok(())
+        }
         Some(Command::Synth { out, demo, seed, seconds, fps }) => {
             let cfg = if demo { SynthConfig::demo() } else { SynthConfig::random(seed, seconds, fps) };
             let asset = FaceAsset::load(&synth::default_photo())?;

@@ -39,15 +39,15 @@ fn button(b: Button) -> enigo::Button {
 
 /// The virtual desktop's size: the X root window on Linux (it spans every monitor).
 #[cfg(target_os = "linux")]
-fn virtual_desktop(_enigo: &Enigo) -> Result<Desktop, OutputError> {
+fn virtual_desktop(_enigo: &Enigo, display: Option<&str>) -> Result<Desktop, OutputError> {
     use x11rb::connection::Connection;
-    let (conn, screen) = x11rb::connect(None).map_err(backend)?;
+    let (conn, screen) = x11rb::connect(display).map_err(backend)?;
     let root = &conn.setup().roots[screen];
     Ok(Desktop { x: 0, y: 0, width: u32::from(root.width_in_pixels), height: u32::from(root.height_in_pixels) })
 }
 
 #[cfg(not(target_os = "linux"))]
-fn virtual_desktop(enigo: &Enigo) -> Result<Desktop, OutputError> {
+fn virtual_desktop(enigo: &Enigo, _display: Option<&str>) -> Result<Desktop, OutputError> {
     let (w, h) = enigo.main_display().map_err(backend)?;
     Ok(Desktop { x: 0, y: 0, width: u32::try_from(w).unwrap_or(0), height: u32::try_from(h).unwrap_or(0) })
 }
@@ -58,9 +58,17 @@ impl DesktopSink {
     /// # Errors
     /// No display (no X server on Linux: set `DISPLAY`), or no permission.
     pub fn new() -> Result<Self, OutputError> {
-        let settings = Settings { linux_delay: 1, release_keys_when_dropped: true, ..Settings::default() };
+        Self::with_display(None)
+    }
+
+    /// Connects to a given X display (Linux; `None` is `DISPLAY`).
+    ///
+    /// # Errors
+    /// See [`DesktopSink::new`].
+    pub fn with_display(display: Option<&str>) -> Result<Self, OutputError> {
+        let settings = Settings { linux_delay: 1, release_keys_when_dropped: true, x11_display: display.map(str::to_string), ..Settings::default() };
         let enigo = Enigo::new(&settings).map_err(|e| OutputError::Backend(format!("{e} (is there a desktop session? on Linux, DISPLAY must name an X server)")))?;
-        let desktop = virtual_desktop(&enigo)?;
+        let desktop = virtual_desktop(&enigo, display)?;
         Ok(Self { enigo, held: Vec::new(), desktop })
     }
 

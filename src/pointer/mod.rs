@@ -47,8 +47,9 @@ pub enum Mapping {
     Absolute,
 }
 
-/// The user's range of motion, in input units (see [`Input`]), after mirroring:
-/// x grows towards the user's right, y downwards.
+/// The user's range of motion: displacement from the neutral position in
+/// input units (see [`Input`]), mirrored so x grows towards the user's right,
+/// y downwards.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Range {
@@ -151,6 +152,9 @@ impl PointerSettings {
     pub const DEGREES_PER_IOD: f64 = 40.0;
 }
 
+/// The neutral position is the mean of this many first tracked frames.
+const NEUTRAL_SETTLE_FRAMES: u32 = 15;
+
 /// A gesture is under way (the pointer holds) from this much eye closure
 /// (0 open, 1 like a blink) or brow lift (eye distances above rest).
 pub const GESTURE_CLOSURE: f64 = 0.4;
@@ -179,6 +183,7 @@ pub struct PointerMapper {
     dwell_anchor: Option<(f64, Point)>,
     dwell_done: bool,
     last_input: Option<Point>,
+    settling: u32,
 }
 
 /// The raw input of a frame, mirrored (x towards the user's right, y down).
@@ -209,6 +214,7 @@ impl PointerMapper {
             dwell_anchor: None,
             dwell_done: false,
             last_input: None,
+            settling: 0,
         }
     }
 
@@ -229,22 +235,12 @@ impl PointerMapper {
         self.pos = self.clamp(p);
     }
 
-    /// Makes the current head position the neutral one (relative mapping) and
-    /// centres the calibrated range on it (absolute mapping).
+    /// Makes the current head position the neutral one: the rest position of
+    /// the relative mapping and the centre of reference of the calibrated range.
     pub fn recenter(&mut self) {
         if let Some(cur) = self.last_input {
-            let old = self.neutral.replace(cur);
-            if self.s.mapping == Mapping::Absolute {
-                // Keep the range's shape, move its centre to where the head is now.
-                let r = &mut self.s.range;
-                let (cx, cy) = ((r.left + r.right) / 2.0, (r.top + r.bottom) / 2.0);
-                let (dx, dy) = (cur[0] - cx, cur[1] - cy);
-                let _ = old;
-                r.left += dx;
-                r.right += dx;
-                r.top += dy;
-                r.bottom += dy;
-            }
+            self.neutral = Some(cur);
+            self.settling = NEUTRAL_SETTLE_FRAMES;
         }
     }
 
@@ -276,9 +272,26 @@ impl PointerMapper {
             self.dwell_anchor = None;
             return PointerOut { pos: self.pos, dwell: false, frozen: true };
         };
-        let input = [self.fx.filter(raw[0], t_ms), self.fy.filter(raw[1], t_ms)];
+        // Filter in eye-distance units whatever the input, so the same settings smooth both alike.
+        let u = self.unit();
+        let input = [self.fx.filter(raw[0] / u, t_ms) * u, self.fy.filter(raw[1] / u, t_ms) * u];
         self.last_input = Some(input);
-        let neutral = *self.neutral.get_or_insert(input);
+        // The neutral position settles over the first frames of tracking (one frame is noisy).
+        let neutral = match (self.neutral, self.settling) {
+            (Some(n), k) if k >= NEUTRAL_SETTLE_FRAMES => n,
+            (Some(n), k) => {
+                let w = 1.0 / f64::from(k + 1);
+                let n = [n[0] + w * (input[0] - n[0]), n[1] + w * (input[1] - n[1])];
+                self.settling = k + 1;
+                self.neutral = Some(n);
+                n
+            }
+            (None, _) => {
+                self.settling = 1;
+                self.neutral = Some(input);
+                input
+            }
+        };
         let frozen = hold || gesture;
         if !frozen {
             let d = [input[0] - neutral[0], input[1] - neutral[1]];
@@ -296,8 +309,8 @@ impl PointerMapper {
                 }
                 Mapping::Absolute => {
                     let r = self.s.range;
-                    let fx = (input[0] - r.left) / (r.right - r.left);
-                    let fy = (input[1] - r.top) / (r.bottom - r.top);
+                    let fx = (d[0] - r.left) / (r.right - r.left);
+                    let fy = (d[1] - r.top) / (r.bottom - r.top);
                     self.pos = self.clamp([
                         f64::from(self.s.screen_x) + fx * f64::from(self.s.screen_width),
                         f64::from(self.s.screen_y) + fy * f64::from(self.s.screen_height),
@@ -400,17 +413,19 @@ mod tests {
 
     #[test]
     fn a_small_off_centre_range_reaches_every_corner() {
-        // 20×10 px of feature motion at 64 px eye distance, off-centre.
+        // 20×10 px of feature motion at 64 px eye distance, off-centre: the user
+        // rests at (325, 252) and reaches x 310..330, y 250..260.
         let iod = 64.0;
         let s = PointerSettings {
             mapping: Mapping::Absolute,
-            range: Range { left: -(330.0 + 0.0) / iod, right: -(310.0) / iod, top: 250.0 / iod, bottom: 260.0 / iod },
+            range: Range { left: -5.0 / iod, right: 15.0 / iod, top: -2.0 / iod, bottom: 8.0 / iod },
             ..PointerSettings::default()
         };
         let corners = [([330.0, 250.0], [0.0, 0.0]), ([310.0, 250.0], [1919.0, 0.0]), ([330.0, 260.0], [0.0, 1079.0]), ([310.0, 260.0], [1919.0, 1079.0])];
         for (f, want) in corners {
             let mut m = PointerMapper::new(&s);
-            let got = run(&mut m, |_| f, 60, 0.0).pos;
+            run(&mut m, |_| [325.0, 252.0], 20, 0.0);
+            let got = run(&mut m, |_| f, 60, 700.0).pos;
             assert!((got[0] - want[0]).abs() < 2.0 && (got[1] - want[1]).abs() < 2.0, "{f:?}: {got:?} vs {want:?}");
         }
     }

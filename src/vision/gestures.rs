@@ -90,16 +90,12 @@ pub const EYE_WARMUP_MS: f64 = 400.0;
 
 /// Per-eye open/closed classifier against the person's own open and closed levels.
 #[derive(Debug, Clone)]
+#[derive(Default)]
 pub struct EyeOpenness {
     window: RobustWindow,
     closed_ref: Option<f64>,
 }
 
-impl Default for EyeOpenness {
-    fn default() -> Self {
-        Self { window: RobustWindow::default(), closed_ref: None }
-    }
-}
 
 impl EyeOpenness {
     /// An eye whose closed level is already known (from the initializing blink).
@@ -190,7 +186,7 @@ impl EyeStateMachine {
         let cr = self.right.closure(d_right);
         self.last_closure = (cl, cr);
         let was_closed = self.closed_since.is_some();
-        let mean = (cl + cr) / 2.0;
+        let mean = f64::midpoint(cl, cr);
         let both = if was_closed { mean >= EYE_OPEN } else { mean >= EYE_CLOSE.0 && cl.min(cr) >= EYE_CLOSE.1 };
         let closed = reliable && both;
         if closed {

@@ -240,7 +240,7 @@ fn dist(a: Point, b: Point) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
 }
 fn mid(a: Point, b: Point) -> Point {
-    [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0]
+    [f64::midpoint(a[0], b[0]), f64::midpoint(a[1], b[1])]
 }
 #[allow(clippy::cast_possible_truncation)]
 fn px(v: f64) -> i32 {
@@ -688,20 +688,17 @@ impl Vision {
         for (i, side) in [&mut tr.left, &mut tr.right].into_iter().enumerate() {
             let guess = add(tr.feature, side.eye_offset);
             let (rx, ry) = (px(EYE_SEARCH.0 * iod), px(EYE_SEARCH.1 * iod));
-            match ncc::search(gray, &side.eye_tmpl, guess, rx, ry, &mut self.result)? {
-                Some(m) => {
-                    side.eye_score = m.score;
-                    let open = m.score >= EYE_POSITION_FLOOR;
-                    side.eye = if open { m.pos } else { guess };
-                    if open && reliable {
-                        let off = sub(m.pos, tr.feature);
-                        side.eye_offset = add(side.eye_offset, [a * (off[0] - side.eye_offset[0]), a * (off[1] - side.eye_offset[1])]);
-                    }
+            if let Some(m) = ncc::search(gray, &side.eye_tmpl, guess, rx, ry, &mut self.result)? {
+                side.eye_score = m.score;
+                let open = m.score >= EYE_POSITION_FLOOR;
+                side.eye = if open { m.pos } else { guess };
+                if open && reliable {
+                    let off = sub(m.pos, tr.feature);
+                    side.eye_offset = add(side.eye_offset, [a * (off[0] - side.eye_offset[0]), a * (off[1] - side.eye_offset[1])]);
                 }
-                None => {
-                    side.eye_score = -1.0;
-                    side.eye = guess;
-                }
+            } else {
+                side.eye_score = -1.0;
+                side.eye = guess;
             }
             let closed_score = match &side.closed_tmpl {
                 Some(c) => ncc::search(gray, c, guess, rx, ry, &mut self.result)?.map_or(-1.0, |m| m.score),
@@ -789,7 +786,7 @@ impl Vision {
     /// at the first clear blink: its deepest frame's patch, adopted when the blink ends.
     fn learn_closed_templates(&mut self, gray: &Mat, tr: &mut Tracks, closed: bool, evidence: [f64; 2]) -> Result<(), VisionError> {
         if closed {
-            let depth = (evidence[0] + evidence[1]) / 2.0;
+            let depth = f64::midpoint(evidence[0], evidence[1]);
             if tr.pending_closed.as_ref().is_none_or(|(d, _, _)| depth > *d) {
                 let (w, h) = (tr.left.eye_tmpl.cols(), tr.left.eye_tmpl.rows());
                 let (mut l, mut r) = (Mat::default(), Mat::default());
