@@ -225,26 +225,60 @@ fn cameras() {
 /// headless and prints what it sees.
 fn live(camera: Option<&str>, profile_name: &str) -> Result<()> {
     let prof = profile::load(profile_name).context("cannot load the profile")?;
-    let spec = match camera {
-        Some(sel) => SourceSpec::Camera(CameraSelector::parse(sel)),
-        None if !capture::list_cameras().is_empty() => SourceSpec::Camera(CameraSelector::Index(0)),
+    let mut settings = prof.settings.clone();
+    let (spec, demo) = match camera {
+        Some(sel) => (SourceSpec::Camera(CameraSelector::parse(sel)), false),
+        None if !capture::list_cameras().is_empty() => (SourceSpec::Camera(CameraSelector::Index(0)), false),
         None => {
             let demo = facemouse::data_dir().join("assets").join("demo").join("clip").join("video.avi");
             println!("No camera found: running on the bundled demo clip {} instead.", demo.display());
-            SourceSpec::Video { path: demo, realtime: true }
+            (SourceSpec::Video { path: demo, realtime: true }, true)
         }
     };
     let handle = capture::spawn(spec)?;
+    // With a camera, the pointer is the user's; the demo clip never takes it over.
+    let mut desktop = None;
+    if !demo {
+        match DesktopSink::new() {
+            Ok(d) => {
+                let g = d.desktop();
+                (settings.pointer.screen_x, settings.pointer.screen_y) = (g.x, g.y);
+                (settings.pointer.screen_width, settings.pointer.screen_height) = (g.width, g.height);
+                desktop = Some(d);
+            }
+            Err(e) => eprintln!("facemouse: {e}; tracking without moving the pointer."),
+        }
+    }
     println!(
-        "The window is not built yet: running the pipeline headless on {} (profile \"{}\"); press Ctrl-C to stop.",
+        "The window is not built yet: running the pipeline headless on {} (profile \"{}\"{}); press Ctrl-C to stop.",
         handle.name(),
-        prof.name
+        prof.name,
+        if desktop.is_some() { ", driving the pointer" } else { ", not driving the pointer" }
     );
     let stop = stop_flag();
-    let mut sink = NullSink;
-    let summary = replay::run_handle(&handle, &prof.settings, &mut |_| Ok(()), &mut sink, &stop, &mut |m| {
-        eprintln!("facemouse: {m}");
-    })?;
+    let mut null = NullSink;
+    let sink: &mut dyn PointerSink = match desktop.as_mut() {
+        Some(d) => d,
+        None => &mut null,
+    };
+    let mut last_state = None;
+    let summary = replay::run_handle(
+        &handle,
+        &settings,
+        &mut |rec| {
+            if last_state != Some(rec.state) {
+                println!("state: {}", serde_json::to_string(&rec.state).unwrap_or_default().trim_matches('"'));
+                last_state = Some(rec.state);
+            }
+            for e in &rec.events {
+                println!("{:>9.1} s  {}", rec.t_ms / 1000.0, serde_json::to_string(e).unwrap_or_default().trim_matches('"'));
+            }
+            Ok(())
+        },
+        sink,
+        &stop,
+        &mut |m| eprintln!("facemouse: {m}"),
+    )?;
     print_summary(&summary, None);
     Ok(())
 }

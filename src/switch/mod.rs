@@ -207,7 +207,7 @@ impl SwitchDecider {
                     _ => {}
                 }
             }
-            if dwell {
+            if dwell && self.s.dwell != Action::None {
                 events.push(Event::Dwell);
                 triggers.push(self.s.dwell.clone());
             }
