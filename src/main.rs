@@ -67,6 +67,19 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Train the head-pose model (SMA) on generated data and write models/sma-head-pose.json.
+    TrainPose {
+        /// Where to write the model (default: the shipped one).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Measure head pose: SMA (K=1, chosen K, refined) against solvePnP on generated test sets, and on sequences.
+    EvalPose {
+        /// Sequence folders with pose labels (e.g. ../shared/data/*).
+        sequences: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Generate a labelled face sequence (video.avi, labels.csv, meta.json) from the shipped photo.
     Synth {
         /// Output folder.
@@ -156,6 +169,30 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some(Command::Eval { sequences, json, trace_dir, tol_s }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, &cli.profile),
+        Some(Command::TrainPose { out }) => {
+            let path = out.unwrap_or_else(facemouse::pose::default_model_path);
+            let started = std::time::Instant::now();
+            let m = facemouse::pose::Sma::train(&facemouse::pose::sma::TrainConfig::default());
+            facemouse::pose::save(&m, &path)?;
+            println!(
+                "wrote {} (K = {}, validation MAE by K: {:?}) in {:.1} s",
+                path.display(),
+                m.meta.chosen_k,
+                m.meta.k_validation_mae.iter().map(|(k, e)| format!("{k}: {e:.2}°")).collect::<Vec<_>>(),
+                started.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        Some(Command::EvalPose { sequences, json }) => {
+            let model = facemouse::pose::load(&facemouse::pose::default_model_path())?;
+            let report = facemouse::pose::eval::run(&model, &sequences, &settings_for(&cli.profile)?)?;
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                print!("{}", facemouse::pose::eval::table(&report));
+            }
+            Ok(())
+        }
         Some(Command::EvalPointer { json, seed }) => {
             let rows = facemouse::pointer_eval::evaluate(seed);
             let corners = facemouse::pointer_eval::corners_reached(&facemouse::pointer_eval::SimUser::default());
@@ -208,6 +245,10 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
         print!("{}", facemouse::eval::table(&all, &summary));
     }
     Ok(())
+}
+
+fn settings_for(profile_name: &str) -> Result<facemouse::profile::Settings> {
+    Ok(profile::load(profile_name).context("cannot load the profile")?.settings)
 }
 
 fn cameras() {

@@ -34,7 +34,7 @@ impl Pipeline {
     pub fn new(settings: &Settings) -> Self {
         Self {
             vision: Vision::new(settings.vision.clone()),
-            pose: PoseEstimator,
+            pose: PoseEstimator::load_default(),
             pointer: PointerMapper::new(&settings.pointer),
             switch: SwitchDecider::new(&settings.switch),
             intents: Intents::default(),
@@ -84,7 +84,8 @@ impl Pipeline {
     pub fn tick(&mut self, frame: &Frame, arrived: Instant) -> (&TraceRecord, &[Command]) {
         self.commands.clear();
         self.vision.observe(frame, &mut self.obs);
-        let pose = self.pose.estimate(&self.obs);
+        let (w, h) = frame.size();
+        let pose = self.pose.estimate(&self.obs, f64::from(w), f64::from(h));
         if self.intents.recenter {
             self.pointer.recenter();
         }

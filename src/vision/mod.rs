@@ -39,6 +39,9 @@ pub struct Observation {
     pub rb: Option<Point>,
     /// The tracked pointer feature.
     pub feature: Option<Point>,
+    /// The point between the eyes and the nose tip, for head pose.
+    pub mid: Option<Point>,
+    pub nose: Option<Point>,
     pub eyes_closed: bool,
     pub brows_raised: bool,
     /// Vision events on this frame (blinks, winks, brow raises, init, lost).
@@ -134,6 +137,10 @@ const BROW_BAND_SHARE: f64 = 0.5;
 const BROWS_UP_MIN_SHIFT: f64 = 0.02;
 /// Two blink events closer than this are one blink seen twice.
 const BLINK_DEDUPE_MS: f64 = 400.0;
+/// Pose points: where they are taken (eye distances from the eye midpoint) and how far they are searched.
+const MID_ABOVE_IOD: f64 = 0.07;
+const NOSE_BELOW_IOD: f64 = 0.7;
+const POSE_POINT_SEARCH: f64 = 0.12;
 /// Eyebrows sit about this far above the eyes (inter-ocular distances).
 const BROW_ABOVE_EYE: f64 = 0.35;
 /// Initializing gives up when the eyes have not reopened after this long.
@@ -184,6 +191,9 @@ struct Tracks {
     pending_closed: Option<(f64, Mat, Mat)>,
     /// Started from a brow raise, not a blink: replaced at the first blink.
     provisional: bool,
+    /// The point between the eyes and the nose tip (for head pose): template,
+    /// offset from the feature, position.
+    pose_points: [(Mat, Point, Point); 2],
 }
 
 /// The facial motion that found the eyes.
@@ -383,12 +393,16 @@ impl Vision {
             out.lb = Some(tr.left.brow);
             out.rb = Some(tr.right.brow);
             out.feature = Some(tr.feature);
+            out.mid = Some(tr.pose_points[0].2);
+            out.nose = Some(tr.pose_points[1].2);
         } else {
             out.le = None;
             out.re = None;
             out.lb = None;
             out.rb = None;
             out.feature = None;
+            out.mid = None;
+            out.nose = None;
             out.eyes_closed = false;
             out.brows_raised = false;
             out.confidence = 0.0;
@@ -610,6 +624,18 @@ impl Vision {
                 closed_tmpl: None,
             });
         }
+        // The point between the eyes sits a little above the eye line; the nose tip 0.7 eye distances below.
+        let mut pose_points = [(Mat::default(), [0.0; 2], [0.0; 2]), (Mat::default(), [0.0; 2], [0.0; 2])];
+        for (slot, (at, size)) in pose_points.iter_mut().zip([
+            ([m[0] + MID_ABOVE_IOD * iod * up[0], m[1] + MID_ABOVE_IOD * iod * up[1]], (0.4, 0.4)),
+            ([m[0] - NOSE_BELOW_IOD * iod * up[0], m[1] - NOSE_BELOW_IOD * iod * up[1]], (0.45, 0.4)),
+        ]) {
+            if !ncc::extract(gray, at, px(size.0 * iod), px(size.1 * iod), &mut slot.0)? {
+                return Ok(None);
+            }
+            slot.1 = sub(at, feature);
+            slot.2 = at;
+        }
         let right = sides.pop().ok_or_else(|| opencv::Error::new(0, "no right eye"))?;
         let left = sides.pop().ok_or_else(|| opencv::Error::new(0, "no left eye"))?;
         Ok(Some(Tracks {
@@ -624,6 +650,7 @@ impl Vision {
             weak_since: None,
             pending_closed: None,
             provisional: false,
+            pose_points,
         }))
     }
 
@@ -706,6 +733,22 @@ impl Vision {
             };
             evidence[i] = closed_score - side.eye_score;
             eyes_seen = eyes_seen.max(closed_score.max(side.eye_score));
+        }
+
+        // The pose points follow the feature the same way.
+        for (tmpl, offset, pos) in &mut tr.pose_points {
+            let guess = add(tr.feature, *offset);
+            let r = px(POSE_POINT_SEARCH * iod);
+            match ncc::search(gray, tmpl, guess, r, r, &mut self.result)? {
+                Some(m) if m.score >= EYE_POSITION_FLOOR => {
+                    *pos = m.pos;
+                    if reliable {
+                        let off = sub(m.pos, tr.feature);
+                        *offset = add(*offset, [a * (off[0] - offset[0]), a * (off[1] - offset[1])]);
+                    }
+                }
+                _ => *pos = guess,
+            }
         }
 
         // Loss: the feature below its floor (or far below its usual match), or

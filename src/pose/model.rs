@@ -1,0 +1,172 @@
+//! A generic 3D face of the points the trackers give, the pose convention, and
+//! the camera that projects it.
+//!
+//! Coordinates in millimetres, head frame = camera frame at zero pose: x to the
+//! image right (the subject's left), y up, z towards the camera. The origin is
+//! the midpoint of the two eye centres (each the midpoint of its eye corners,
+//! as the labels define them).
+//!
+//! Where the figures come from (adult averages, rounded; Farkas,
+//! *Anthropometry of the Head and Face*, 1994, and the MediaPipe canonical face
+//! mesh for relative depths):
+//! - eye centres ±32 mm: the biocular width (ex–ex ≈ 90 mm) and the
+//!   intercanthal width (en–en ≈ 32 mm) put the corner midpoints ≈ 61–64 mm apart;
+//! - the point between the eyes (sellion / landmark 168) 12 mm in front of the
+//!   eye centres and 2 mm above;
+//! - the nose tip (pronasale / landmark 1) 46 mm below the eye line and 30 mm in
+//!   front (nasal height n–sn ≈ 50 mm, nasal tip protrusion ≈ 20 mm beyond a
+//!   sellion that is itself in front of the eyes);
+//! - eyebrow centres 20 mm above the eyes, 34 mm out and 5 mm forward.
+
+use nalgebra::{Matrix3, Rotation3, Unit, Vector3};
+use serde::{Deserialize, Serialize};
+
+use crate::events::Point;
+
+/// Head pose in degrees, with the signs of `../shared/data/README.md`:
+/// yaw > 0 turns the nose to the image right, pitch > 0 is nose up,
+/// roll > 0 tilts the head clockwise on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Pose {
+    pub yaw: f64,
+    pub pitch: f64,
+    pub roll: f64,
+}
+
+/// The points the pose uses, in this order.
+pub const POINTS: [&str; 4] = ["le", "re", "mid", "nose"];
+
+/// The generic face: `POINTS` in millimetres.
+pub const FACE_MM: [[f64; 3]; 4] = [[32.0, 0.0, 0.0], [-32.0, 0.0, 0.0], [0.0, 2.0, 12.0], [0.0, -46.0, 30.0]];
+
+/// R = Ry(yaw)·Rx(−pitch)·Rz(−roll), the decomposition of the labels.
+#[must_use]
+pub fn rotation(p: &Pose) -> Matrix3<f64> {
+    let (y, x, z) = (p.yaw.to_radians(), -p.pitch.to_radians(), -p.roll.to_radians());
+    let ry = Matrix3::new(y.cos(), 0.0, y.sin(), 0.0, 1.0, 0.0, -y.sin(), 0.0, y.cos());
+    let rx = Matrix3::new(1.0, 0.0, 0.0, 0.0, x.cos(), -x.sin(), 0.0, x.sin(), x.cos());
+    let rz = Matrix3::new(z.cos(), -z.sin(), 0.0, z.sin(), z.cos(), 0.0, 0.0, 0.0, 1.0);
+    ry * rx * rz
+}
+
+/// A pinhole camera: focal length and principal point in pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Camera {
+    pub f: f64,
+    pub cx: f64,
+    pub cy: f64,
+}
+
+impl Camera {
+    /// The usual webcam: a focal length about the image width (≈ 53° horizontal field of view).
+    #[must_use]
+    pub fn for_image(width: f64, height: f64) -> Self {
+        Self { f: width, cx: width / 2.0, cy: height / 2.0 }
+    }
+
+    /// Projects head-frame points rotated by `r`, with the head at `t` (mm, camera frame:
+    /// the camera at the origin looking along −z, so a head in front has t.z < 0).
+    #[must_use]
+    pub fn project(&self, face: &[[f64; 3]], r: &Matrix3<f64>, t: &Vector3<f64>) -> Vec<Point> {
+        face.iter()
+            .map(|p| {
+                let q = r * Vector3::new(p[0], p[1], p[2]) + t;
+                let depth = -q.z;
+                [self.cx + self.f * q.x / depth, self.cy - self.f * q.y / depth]
+            })
+            .collect()
+    }
+}
+
+/// The rotation that turns the camera's optical axis towards the image point
+/// `at`. A face off the axis is seen from the side: its pose relative to this
+/// viewing ray (its apparent pose) is what the 2D pattern of its points shows.
+#[must_use]
+pub fn ray_rotation(cam: &Camera, at: Point) -> Matrix3<f64> {
+    let d = Vector3::new((at[0] - cam.cx) / cam.f, -(at[1] - cam.cy) / cam.f, -1.0).normalize();
+    let axis = Vector3::new(0.0, 0.0, -1.0);
+    let cross = axis.cross(&d);
+    let (s, c) = (cross.norm(), axis.dot(&d));
+    if s < 1e-12 {
+        return Matrix3::identity();
+    }
+    Rotation3::from_axis_angle(&Unit::new_normalize(cross), s.atan2(c)).into_inner()
+}
+
+/// Yaw, pitch, roll of R = Ry(yaw)·Rx(−pitch)·Rz(−roll).
+#[must_use]
+pub fn decompose(r: &Matrix3<f64>) -> Pose {
+    let b = (-r[(1, 2)]).clamp(-1.0, 1.0).asin();
+    let c = r[(1, 0)].atan2(r[(1, 1)]);
+    let a = r[(0, 2)].atan2(r[(2, 2)]);
+    Pose { yaw: a.to_degrees(), pitch: -b.to_degrees(), roll: -c.to_degrees() }
+}
+
+/// The pose relative to the camera from the apparent pose of a face seen at `at`.
+#[must_use]
+pub fn from_apparent(apparent: &Pose, cam: &Camera, at: Point) -> Pose {
+    decompose(&(ray_rotation(cam, at) * rotation(apparent)))
+}
+
+/// The apparent pose (relative to the viewing ray) of a face with `pose` seen at `at`.
+#[must_use]
+pub fn to_apparent(pose: &Pose, cam: &Camera, at: Point) -> Pose {
+    decompose(&(ray_rotation(cam, at).transpose() * rotation(pose)))
+}
+
+/// The input of the pose mappings: the points relative to the eye midpoint,
+/// in eye distances (invariant to where the face is and how big).
+#[must_use]
+pub fn normalize(points: &[Point]) -> Option<Vec<f64>> {
+    let (le, re) = (points.first()?, points.get(1)?);
+    let c = [(le[0] + re[0]) / 2.0, (le[1] + re[1]) / 2.0];
+    let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+    if !iod.is_finite() || iod < 1.0 {
+        return None;
+    }
+    Some(points.iter().flat_map(|p| [(p[0] - c[0]) / iod, (p[1] - c[1]) / iod]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(p: Pose) -> Vec<Point> {
+        let cam = Camera::for_image(640.0, 480.0);
+        cam.project(&FACE_MM, &rotation(&p), &Vector3::new(0.0, 0.0, -600.0))
+    }
+
+    #[test]
+    fn signs_follow_the_labels() {
+        let zero = view(Pose { yaw: 0.0, pitch: 0.0, roll: 0.0 });
+        assert!(zero[0][0] > zero[1][0], "the subject's left eye is on the image's right");
+        let yaw = view(Pose { yaw: 20.0, pitch: 0.0, roll: 0.0 });
+        assert!(yaw[3][0] > zero[3][0] + 5.0, "yaw > 0: the nose turns to the image right");
+        let pitch = view(Pose { yaw: 0.0, pitch: 20.0, roll: 0.0 });
+        assert!(pitch[3][1] < zero[3][1] - 5.0, "pitch > 0: the nose goes up (image y down)");
+        let roll = view(Pose { yaw: 0.0, pitch: 0.0, roll: 15.0 });
+        assert!(roll[0][1] > roll[1][1] + 5.0, "roll > 0: the image-right eye is lower");
+    }
+
+    #[test]
+    fn apparent_pose_round_trips() {
+        let cam = Camera::for_image(640.0, 480.0);
+        let p = Pose { yaw: 25.0, pitch: -10.0, roll: 5.0 };
+        let at = [520.0, 120.0];
+        let back = from_apparent(&to_apparent(&p, &cam, at), &cam, at);
+        assert!((back.yaw - p.yaw).abs() < 1e-9 && (back.pitch - p.pitch).abs() < 1e-9 && (back.roll - p.roll).abs() < 1e-9, "{back:?}");
+        let centre = to_apparent(&p, &cam, [320.0, 240.0]);
+        assert!((centre.yaw - p.yaw).abs() < 1e-9);
+    }
+
+    #[test]
+    fn normalized_inputs_ignore_position_and_size() {
+        let cam = Camera::for_image(640.0, 480.0);
+        let r = rotation(&Pose { yaw: 10.0, pitch: -5.0, roll: 3.0 });
+        let near = normalize(&cam.project(&FACE_MM, &r, &Vector3::new(-40.0, 20.0, -500.0))).expect("input");
+        let far = normalize(&cam.project(&FACE_MM, &r, &Vector3::new(-48.0, 24.0, -600.0))).expect("input");
+        for (a, b) in near.iter().zip(&far) {
+            assert!((a - b).abs() < 0.01, "{near:?} vs {far:?}");
+        }
+    }
+}
