@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+
 use serde::{Deserialize, Serialize};
 
 use crate::pointer::PointerSettings;
@@ -77,7 +78,7 @@ fn valid_name(name: &str) -> bool {
 /// # Errors
 /// [`ProfileError::Parse`].
 pub fn parse_settings(path: &Path, text: &str) -> Result<Settings, ProfileError> {
-    toml::from_str(text).map_err(|e| {
+    let settings: Settings = toml::from_str(text).map_err(|e| {
         let msg = e.message().trim().to_string();
         let message = match e.span() {
             Some(span) => {
@@ -90,7 +91,159 @@ pub fn parse_settings(path: &Path, text: &str) -> Result<Settings, ProfileError>
             None => msg,
         };
         ProfileError::Parse { path: path.to_path_buf(), message }
-    })
+    })?;
+    if let Err((field, why)) = settings.validate() {
+        let (table, key) = field.split_once('.').unwrap_or(("", field));
+        let line = line_of(text, table, key);
+        let at = line.map_or_else(String::new, |l| format!("line {l}, "));
+        return Err(ProfileError::Parse { path: path.to_path_buf(), message: format!("{at}field `{field}`: {why}") });
+    }
+    Ok(settings)
+}
+
+/// The 1-based line where `key` is set inside `[table]`.
+fn line_of(text: &str, table: &str, key: &str) -> Option<usize> {
+    let mut current = String::new();
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if t.starts_with('[') {
+            current = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+        } else if current == table && t.split_once('=').is_some_and(|(k, _)| k.trim() == key) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+fn check(ok: bool, field: &'static str, why: &str) -> Result<(), (&'static str, String)> {
+    if ok { Ok(()) } else { Err((field, why.to_string())) }
+}
+
+impl Settings {
+    /// Checks every value against its valid range; the error names the field.
+    ///
+    /// # Errors
+    /// The first field out of range, and why.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let v = &self.vision;
+        check((100.0..=5000.0).contains(&v.long_blink_ms), "vision.long_blink_ms", "must be 100 to 5000 ms")?;
+        check((50.0..=3000.0).contains(&v.wink_min_ms), "vision.wink_min_ms", "must be 50 to 3000 ms")?;
+        check((0.005..=0.3).contains(&v.brow_on), "vision.brow_on", "must be 0.005 to 0.3 eye distances")?;
+        check(v.brow_off >= 0.0 && v.brow_off < v.brow_on, "vision.brow_off", "must be at least 0 and less than brow_on")?;
+        check((0.0..=2000.0).contains(&v.brow_min_ms), "vision.brow_min_ms", "must be 0 to 2000 ms")?;
+        check((0.0..=5000.0).contains(&v.brow_refractory_ms), "vision.brow_refractory_ms", "must be 0 to 5000 ms")?;
+        let p = &self.pointer;
+        check(p.screen_width >= 16 && p.screen_height >= 16, "pointer.screen_width", "the screen must be at least 16×16 pixels")?;
+        for (g, f) in [(p.gain_left, "pointer.gain_left"), (p.gain_right, "pointer.gain_right"), (p.gain_up, "pointer.gain_up"), (p.gain_down, "pointer.gain_down")] {
+            check(g > 0.0 && g <= 100_000.0, f, "must be more than 0 and at most 100000")?;
+        }
+        check((0.0..=0.5).contains(&p.dead_band), "pointer.dead_band", "must be 0 to 0.5 eye distances")?;
+        check((0.5..=4.0).contains(&p.acceleration), "pointer.acceleration", "must be 0.5 to 4")?;
+        check(p.max_speed > 0.0, "pointer.max_speed", "must be more than 0")?;
+        check(p.range.right > p.range.left && p.range.bottom > p.range.top, "pointer.range", "right must exceed left and bottom exceed top")?;
+        check(p.min_cutoff > 0.0 && p.min_cutoff <= 30.0, "pointer.min_cutoff", "must be more than 0 and at most 30 Hz")?;
+        check((0.0..=100.0).contains(&p.beta), "pointer.beta", "must be 0 to 100")?;
+        check((0.0..=60_000.0).contains(&p.auto_recenter_ms), "pointer.auto_recenter_ms", "must be 0 to 60000 ms")?;
+        check((2.0..=500.0).contains(&p.dwell_radius), "pointer.dwell_radius", "must be 2 to 500 pixels")?;
+        check((200.0..=10_000.0).contains(&p.dwell_ms), "pointer.dwell_ms", "must be 200 to 10000 ms")?;
+        let w = &self.switch;
+        check((500.0..=10_000.0).contains(&w.pause_raise_ms), "switch.pause_raise_ms", "must be 500 to 10000 ms")?;
+        check((0.0..=30_000.0).contains(&w.startup_grace_ms), "switch.startup_grace_ms", "must be 0 to 30000 ms")?;
+        check((0.0..=10_000.0).contains(&w.cooldown_ms), "switch.cooldown_ms", "must be 0 to 10000 ms")?;
+        check((1..=600).contains(&w.max_clicks_per_minute), "switch.max_clicks_per_minute", "must be 1 to 600")?;
+        check(w.scroll_px_per_step >= 1.0, "switch.scroll_px_per_step", "must be at least 1")?;
+        Ok(())
+    }
+}
+
+/// The shipped default profile (settings, menus, calibration) a new profile is copied from.
+#[must_use]
+pub fn shipped_defaults() -> PathBuf {
+    crate::data_dir()
+}
+
+/// What [`open`] had to do.
+#[derive(Debug, Clone, Default)]
+pub struct OpenNotes {
+    /// The profile was created from the shipped defaults.
+    pub created: bool,
+    /// Files that could not be read, kept beside as `.bak`, and why (the user is told).
+    pub recovered: Vec<String>,
+}
+
+/// Opens profile `name` for the app: creates it from the shipped defaults if
+/// new; a settings file that does not parse or validate is never overwritten:
+/// it is moved aside to `settings.toml.bak`, the defaults are used, and the
+/// notes say so.
+///
+/// # Errors
+/// A bad name, or a config folder that cannot be written.
+pub fn open_from(root: &Path, name: &str) -> Result<(Profile, OpenNotes), ProfileError> {
+    if !valid_name(name) {
+        return Err(ProfileError::BadName(name.to_string()));
+    }
+    let dir = root.join("profiles").join(name);
+    let mut notes = OpenNotes::default();
+    let io = |path: &Path, e: std::io::Error| ProfileError::Read { path: path.to_path_buf(), source: e };
+    if !dir.exists() {
+        std::fs::create_dir_all(dir.join("menus")).map_err(|e| io(&dir, e))?;
+        let menus = shipped_defaults().join("menus");
+        if let Ok(entries) = std::fs::read_dir(&menus) {
+            for e in entries.filter_map(Result::ok) {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "toml") {
+                    if let Some(name) = p.file_name() {
+                        std::fs::copy(&p, dir.join("menus").join(name)).map_err(|e| io(&p, e))?;
+                    }
+                }
+            }
+        }
+        save_settings(&dir.join("settings.toml"), &Settings::default())?;
+        notes.created = true;
+    }
+    let path = dir.join("settings.toml");
+    let settings = match std::fs::read_to_string(&path) {
+        Ok(text) => match parse_settings(&path, &text) {
+            Ok(s) => s,
+            Err(e) => {
+                let bak = backup_path(&path);
+                std::fs::rename(&path, &bak).map_err(|err| io(&path, err))?;
+                notes.recovered.push(format!("{e}; kept as {} and using the defaults", bak.display()));
+                Settings::default()
+            }
+        },
+        Err(_) => Settings::default(),
+    };
+    Ok((Profile { name: name.to_string(), dir, settings, from_file: true }, notes))
+}
+
+/// `file.bak`, or `file.bak.2`, … if that exists: an older backup is never overwritten either.
+fn backup_path(path: &Path) -> PathBuf {
+    let base = PathBuf::from(format!("{}.bak", path.display()));
+    if !base.exists() {
+        return base;
+    }
+    (2..).map(|n| PathBuf::from(format!("{}.bak.{n}", path.display()))).find(|p| !p.exists()).unwrap_or(base)
+}
+
+/// Writes settings atomically: a temporary file beside it, then a rename.
+///
+/// # Errors
+/// A folder that cannot be written.
+pub fn save_settings(path: &Path, settings: &Settings) -> Result<(), ProfileError> {
+    let text = toml::to_string_pretty(settings).map_err(|e| ProfileError::Parse { path: path.to_path_buf(), message: e.to_string() })?;
+    write_atomic(path, &text)
+}
+
+/// Writes `text` to `path` atomically (temporary file in the same folder, then rename).
+///
+/// # Errors
+/// A folder that cannot be written.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), ProfileError> {
+    let io = |e: std::io::Error| ProfileError::Read { path: path.to_path_buf(), source: e };
+    let tmp = PathBuf::from(format!("{}.tmp-{}", path.display(), std::process::id()));
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
 }
 
 /// The dotted name (`table.key`) of the key assigned on 1-based `line`, if any.
@@ -185,6 +338,57 @@ mod tests {
         assert_eq!(s.vision.feature, FeaturePoint::NoseTip);
         let s = parse_settings(p, "[vision]\nfeature = { picked = { dx = 0.1, dy = 0.5 } }\n").expect("picked");
         assert_eq!(s.vision.feature, FeaturePoint::Picked { dx: 0.1, dy: 0.5 });
+    }
+
+    #[test]
+    fn out_of_range_values_name_the_file_line_and_field() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(dir.path(), "erin", "[pointer]\ndead_band = 0.0\ndwell_ms = 50\n");
+        let msg = load_from(dir.path(), "erin").expect_err("out of range").to_string();
+        assert!(msg.contains("settings.toml") && msg.contains("line 3") && msg.contains("pointer.dwell_ms"), "{msg}");
+    }
+
+    #[test]
+    fn a_new_profile_is_made_from_the_shipped_defaults() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (p, notes) = open_from(dir.path(), "fay").expect("open");
+        assert!(notes.created && notes.recovered.is_empty());
+        assert_eq!(p.settings, Settings::default());
+        let text = std::fs::read_to_string(p.dir.join("settings.toml")).expect("written");
+        assert_eq!(parse_settings(Path::new("x"), &text).expect("parses"), Settings::default());
+        assert!(p.dir.join("menus").read_dir().expect("menus").count() >= 1, "the default menus are copied");
+    }
+
+    #[test]
+    fn a_broken_settings_file_is_kept_as_bak_and_defaults_are_used() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (name, text) in [("gus", "[pointer\n"), ("hal", "[pointer]\nwobble = 1\n"), ("ivy", "[switch]\ncooldown_ms = -5\n")] {
+            write(dir.path(), name, text);
+            let (p, notes) = open_from(dir.path(), name).expect("open");
+            assert_eq!(p.settings, Settings::default());
+            assert_eq!(notes.recovered.len(), 1, "{notes:?}");
+            assert!(notes.recovered[0].contains("settings.toml.bak"), "{notes:?}");
+            let kept = std::fs::read_to_string(p.dir.join("settings.toml.bak")).expect("the original is kept");
+            assert_eq!(kept, text);
+        }
+        // A second failure does not overwrite the first backup.
+        write(dir.path(), "gus", "also broken [");
+        let (p, _) = open_from(dir.path(), "gus").expect("open");
+        assert_eq!(std::fs::read_to_string(p.dir.join("settings.toml.bak")).expect("first"), "[pointer\n");
+        assert!(p.dir.join("settings.toml.bak.2").exists());
+    }
+
+    #[test]
+    fn saves_are_atomic_and_round_trip() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.toml");
+        let mut s = Settings::default();
+        s.pointer.dwell_ms = 1500.0;
+        s.switch.wink_left = crate::switch::Action::Key("ctrl+z".into());
+        save_settings(&path, &s).expect("save");
+        let back = parse_settings(&path, &std::fs::read_to_string(&path).expect("read")).expect("parse");
+        assert_eq!(back, s);
+        assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 1, "no temporary file is left");
     }
 
     #[test]

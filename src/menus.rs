@@ -1,0 +1,411 @@
+//! Hierarchical navigation menus (Akram, Tiberii & Betke): categories →
+//! applications → actions, defined in `menus/*.toml`, selected by dwell or by
+//! the bound switch, or by single-switch scanning.
+//!
+//! A menu file:
+//!
+//! ```toml
+//! title = "Web browser"
+//! [[items]]
+//! label = "New tab"
+//! keys = "ctrl+t"
+//! [[items]]
+//! label = "Open the news"
+//! url = "https://www.bbc.co.uk/news"
+//! [[items]]
+//! label = "Back"
+//! action = "back"
+//! ```
+//!
+//! Each item does exactly one thing: `submenu = "file stem"`, `launch = {
+//! program, args }` (run without a shell), `type = "text"`, `keys = "chord"`,
+//! `url = "…"`, or `action = "back" | "home" | "pause" | "close"`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The menu the navigation starts from (`menus/main.toml`).
+pub const HOME: &str = "main";
+
+/// A program to start, without a shell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Launch {
+    pub program: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// One item as written in a file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemFile {
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submenu: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<Launch>,
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+}
+
+/// A menu file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MenuFile {
+    pub title: String,
+    #[serde(default)]
+    pub items: Vec<ItemFile>,
+}
+
+/// What an item does, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MenuAction {
+    Submenu(String),
+    Launch(Launch),
+    Type(String),
+    Keys(String),
+    Url(String),
+    Back,
+    Home,
+    Pause,
+    /// Hide the navigation overlay.
+    Close,
+}
+
+/// A validated item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub label: String,
+    pub action: MenuAction,
+}
+
+/// A validated menu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Menu {
+    pub title: String,
+    pub items: Vec<Item>,
+}
+
+/// Menu failures; each names the file and the item.
+#[derive(Debug, thiserror::Error)]
+pub enum MenuError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error("no menus in {0} (it needs at least {HOME}.toml)")]
+    Empty(PathBuf),
+}
+
+impl ItemFile {
+    fn validate(&self) -> Result<MenuAction, String> {
+        let mut found = Vec::new();
+        if let Some(s) = &self.submenu {
+            found.push(MenuAction::Submenu(s.clone()));
+        }
+        if let Some(l) = &self.launch {
+            if l.program.trim().is_empty() {
+                return Err("`launch.program` is empty".into());
+            }
+            found.push(MenuAction::Launch(l.clone()));
+        }
+        if let Some(t) = &self.text {
+            found.push(MenuAction::Type(t.clone()));
+        }
+        if let Some(k) = &self.keys {
+            found.push(MenuAction::Keys(k.clone()));
+        }
+        if let Some(u) = &self.url {
+            found.push(MenuAction::Url(u.clone()));
+        }
+        if let Some(a) = &self.action {
+            found.push(match a.as_str() {
+                "back" => MenuAction::Back,
+                "home" => MenuAction::Home,
+                "pause" => MenuAction::Pause,
+                "close" => MenuAction::Close,
+                other => return Err(format!("unknown action {other:?} (use back, home, pause or close)")),
+            });
+        }
+        match found.len() {
+            1 => Ok(found.remove(0)),
+            0 => Err("does nothing: give it one of submenu, launch, type, keys, url or action".into()),
+            _ => Err("does more than one thing: give it only one of submenu, launch, type, keys, url or action".into()),
+        }
+    }
+}
+
+/// Parses one menu file's text.
+///
+/// # Errors
+/// TOML errors (with the line) and invalid items (with their number and label).
+pub fn parse(path: &Path, text: &str) -> Result<Menu, MenuError> {
+    let invalid = |message: String| MenuError::Invalid { path: path.to_path_buf(), message };
+    let file: MenuFile = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        invalid(line.map_or_else(|| e.message().to_string(), |l| format!("line {l}: {}", e.message())))
+    })?;
+    let mut items = Vec::with_capacity(file.items.len());
+    for (i, it) in file.items.iter().enumerate() {
+        if it.label.trim().is_empty() {
+            return Err(invalid(format!("item {} has no label", i + 1)));
+        }
+        let action = it.validate().map_err(|m| invalid(format!("item {} ({:?}) {m}", i + 1, it.label)))?;
+        items.push(Item { label: it.label.clone(), action });
+    }
+    Ok(Menu { title: file.title, items })
+}
+
+/// Loads every `*.toml` in `dir` (named by file stem) and checks that every submenu exists.
+///
+/// # Errors
+/// An unreadable folder or file, an invalid menu, a missing submenu or home menu.
+pub fn load_dir(dir: &Path) -> Result<BTreeMap<String, Menu>, MenuError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| MenuError::Read { path: dir.to_path_buf(), reason: e.to_string() })?;
+    let mut menus = BTreeMap::new();
+    for e in entries.filter_map(Result::ok) {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).map_err(|e| MenuError::Read { path: p.clone(), reason: e.to_string() })?;
+        let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        menus.insert(stem, parse(&p, &text)?);
+    }
+    if !menus.contains_key(HOME) {
+        return Err(MenuError::Empty(dir.to_path_buf()));
+    }
+    for (name, m) in &menus {
+        for it in &m.items {
+            if let MenuAction::Submenu(s) = &it.action {
+                if !menus.contains_key(s) {
+                    return Err(MenuError::Invalid {
+                        path: dir.join(format!("{name}.toml")),
+                        message: format!("item {:?} opens submenu {s:?}, but there is no {s}.toml", it.label),
+                    });
+                }
+            }
+        }
+    }
+    Ok(menus)
+}
+
+/// What selecting an item asks the app to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The navigation moved (submenu, back, home): redraw.
+    Moved,
+    /// Start a program, type text, press keys, open a URL.
+    Launch(Launch),
+    Type(String),
+    Keys(String),
+    Url(String),
+    Pause,
+    Close,
+}
+
+/// The navigation state: a stack of open menus.
+#[derive(Debug, Clone)]
+pub struct Navigator {
+    menus: BTreeMap<String, Menu>,
+    stack: Vec<String>,
+}
+
+impl Navigator {
+    #[must_use]
+    pub fn new(menus: BTreeMap<String, Menu>) -> Self {
+        Self { menus, stack: vec![HOME.to_string()] }
+    }
+
+    /// The open menu.
+    #[must_use]
+    pub fn current(&self) -> &Menu {
+        let name = self.stack.last().map_or(HOME, String::as_str);
+        self.menus.get(name).or_else(|| self.menus.get(HOME)).unwrap_or_else(|| unreachable_menu())
+    }
+
+    /// The open menu's name.
+    #[must_use]
+    pub fn current_name(&self) -> &str {
+        self.stack.last().map_or(HOME, String::as_str)
+    }
+
+    /// How deep the navigation is (1 = home).
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// Selects item `i` of the open menu.
+    pub fn select(&mut self, i: usize) -> Option<Outcome> {
+        let action = self.current().items.get(i)?.action.clone();
+        Some(match action {
+            MenuAction::Submenu(s) => {
+                self.stack.push(s);
+                Outcome::Moved
+            }
+            MenuAction::Back => {
+                self.back();
+                Outcome::Moved
+            }
+            MenuAction::Home => {
+                self.stack.truncate(1);
+                Outcome::Moved
+            }
+            MenuAction::Launch(l) => Outcome::Launch(l),
+            MenuAction::Type(t) => Outcome::Type(t),
+            MenuAction::Keys(k) => Outcome::Keys(k),
+            MenuAction::Url(u) => Outcome::Url(u),
+            MenuAction::Pause => Outcome::Pause,
+            MenuAction::Close => Outcome::Close,
+        })
+    }
+
+    /// Goes one menu up (stays at home).
+    pub fn back(&mut self) {
+        if self.stack.len() > 1 {
+            self.stack.pop();
+        }
+    }
+}
+
+fn unreachable_menu() -> &'static Menu {
+    static EMPTY: std::sync::OnceLock<Menu> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| Menu { title: String::new(), items: Vec::new() })
+}
+
+/// Single-switch scanning: the highlight steps through the rows, a switch
+/// enters the highlighted row, the highlight steps through its items, and a
+/// switch selects. A row scanned through without a switch returns to the rows.
+#[derive(Debug, Clone)]
+pub struct Scanner {
+    pub columns: usize,
+    pub step_ms: f64,
+    row: usize,
+    item: Option<usize>,
+    last_step: f64,
+    item_steps: usize,
+}
+
+impl Scanner {
+    #[must_use]
+    pub fn new(columns: usize, step_ms: f64) -> Self {
+        Self { columns: columns.max(1), step_ms: step_ms.max(100.0), row: 0, item: None, last_step: 0.0, item_steps: 0 }
+    }
+
+    /// The highlighted row, and the highlighted item if inside a row.
+    #[must_use]
+    pub fn highlight(&self) -> (usize, Option<usize>) {
+        (self.row, self.item)
+    }
+
+    /// Advances the highlight with time for a menu of `n` items.
+    pub fn tick(&mut self, t_ms: f64, n: usize) {
+        if n == 0 || t_ms - self.last_step < self.step_ms {
+            return;
+        }
+        self.last_step = t_ms;
+        let rows = n.div_ceil(self.columns);
+        match self.item {
+            None => self.row = (self.row + 1) % rows,
+            Some(i) => {
+                let start = self.row * self.columns;
+                let end = (start + self.columns).min(n);
+                self.item_steps += 1;
+                if self.item_steps >= end - start {
+                    self.item = None; // scanned through the row: back to rows
+                } else {
+                    self.item = Some(if i + 1 < end { i + 1 } else { start });
+                }
+            }
+        }
+    }
+
+    /// The switch: enters the row, or returns the item to select.
+    pub fn switch(&mut self, t_ms: f64) -> Option<usize> {
+        self.last_step = t_ms;
+        match self.item {
+            None => {
+                self.item = Some(self.row * self.columns);
+                self.item_steps = 0;
+                None
+            }
+            Some(i) => {
+                self.item = None;
+                self.row = 0;
+                Some(i)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped() -> BTreeMap<String, Menu> {
+        load_dir(&crate::data_dir().join("menus")).expect("the shipped menus load")
+    }
+
+    #[test]
+    fn every_shipped_menu_parses_and_links() {
+        let m = shipped();
+        for name in [HOME, "browser", "email", "editor", "media", "system", "keyboard"] {
+            assert!(m.contains_key(name), "menus/{name}.toml");
+            assert!(!m[name].items.is_empty(), "{name} has items");
+        }
+    }
+
+    #[test]
+    fn navigate_menu_submenu_action_and_back() {
+        let mut n = Navigator::new(shipped());
+        let browser = n.current().items.iter().position(|i| i.action == MenuAction::Submenu("browser".into())).expect("a browser entry");
+        assert_eq!(n.select(browser), Some(Outcome::Moved));
+        assert_eq!(n.current_name(), "browser");
+        let keys = n.current().items.iter().position(|i| matches!(i.action, MenuAction::Keys(_))).expect("a key action");
+        assert!(matches!(n.select(keys), Some(Outcome::Keys(_))));
+        let back = n.current().items.iter().position(|i| i.action == MenuAction::Back).expect("back");
+        n.select(back);
+        assert_eq!(n.current_name(), HOME);
+    }
+
+    #[test]
+    fn items_must_do_exactly_one_thing() {
+        let p = Path::new("menus/x.toml");
+        let e = parse(p, "title = \"x\"\n[[items]]\nlabel = \"A\"\nkeys = \"a\"\nurl = \"u\"\n").expect_err("two things").to_string();
+        assert!(e.contains("x.toml") && e.contains("item 1") && e.contains("more than one"), "{e}");
+        let e = parse(p, "title = \"x\"\n[[items]]\nlabel = \"A\"\n").expect_err("nothing").to_string();
+        assert!(e.contains("does nothing"), "{e}");
+        let e = parse(p, "title = \"x\"\n[[items]]\nlabel = \"A\"\nlauch = { program = \"x\" }\n").expect_err("typo").to_string();
+        assert!(e.contains("line 4"), "{e}");
+    }
+
+    #[test]
+    fn scanning_selects_the_right_item_with_switch_events_alone() {
+        // 7 items in rows of 3: rows 0 [0,1,2], 1 [3,4,5], 2 [6]. Select item 4.
+        let mut s = Scanner::new(3, 1000.0);
+        let n = 7;
+        s.tick(1000.0, n); // row 1
+        assert_eq!(s.highlight(), (1, None));
+        assert_eq!(s.switch(1200.0), None); // enter row 1 at item 3
+        assert_eq!(s.highlight(), (1, Some(3)));
+        s.tick(2200.0, n); // item 4
+        assert_eq!(s.switch(2500.0), Some(4));
+        // Scanning through a whole row without a switch goes back to the rows.
+        s.tick(3500.0, n);
+        s.switch(3600.0);
+        for k in 1..=3 {
+            s.tick(3600.0 + 1000.0 * f64::from(k), n);
+        }
+        assert_eq!(s.highlight().1, None);
+    }
+}
