@@ -17,6 +17,7 @@ pub mod replay;
 pub mod switch;
 pub mod synth;
 pub mod trace;
+pub mod ui;
 pub mod vision;
 
 /// Where the project's own files (assets, models, menus) are found.

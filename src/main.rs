@@ -23,6 +23,12 @@ struct Cli {
     /// The camera to use, by index or by (part of) its name.
     #[arg(long)]
     camera: Option<String>,
+    /// Run without the window, printing what Facemouse sees.
+    #[arg(long)]
+    headless: bool,
+    /// Open the window with the navigation menu showing.
+    #[arg(long)]
+    show_menu: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -216,7 +222,10 @@ fn run() -> Result<()> {
             );
             Ok(())
         }
-        None => live(cli.camera.as_deref(), &cli.profile),
+        None if cli.headless || std::env::var_os("DISPLAY").is_none() && cfg!(target_os = "linux") && std::env::var_os("WAYLAND_DISPLAY").is_none() => {
+            live(cli.camera.as_deref(), &cli.profile)
+        }
+        None => gui(cli.camera.as_deref(), &cli.profile, cli.show_menu),
     }
 }
 
@@ -262,8 +271,28 @@ fn cameras() {
     }
 }
 
-/// The app. Until the window exists (the UI issue), it runs the live pipeline
-/// headless and prints what it sees.
+/// The window: the profile opened leniently (a broken file is kept as .bak and
+/// the user is told), the remembered camera, or the demo clip without one.
+fn gui(camera: Option<&str>, profile_name: &str, show_menu: bool) -> Result<()> {
+    let root = profile::config_root()?;
+    let (prof, notes) = profile::open_from(&root, profile_name).context("cannot open the profile")?;
+    let mut messages = notes.recovered.clone();
+    let source = match camera {
+        Some(sel) => facemouse::ui::SourceChoice::Camera(CameraSelector::parse(sel)),
+        None if !prof.settings.ui.camera.is_empty() => facemouse::ui::SourceChoice::CameraNamed(prof.settings.ui.camera.clone()),
+        None if !capture::list_cameras().is_empty() => facemouse::ui::SourceChoice::Camera(CameraSelector::Index(0)),
+        None => {
+            messages.push("No camera found: showing the bundled demo clip (the pointer is not driven).".into());
+            facemouse::ui::SourceChoice::Demo(facemouse::data_dir().join("assets").join("demo").join("clip").join("video.avi"))
+        }
+    };
+    for m in &messages {
+        eprintln!("facemouse: {m}");
+    }
+    facemouse::ui::run(facemouse::ui::Launch { profile: prof, notes: messages, source, show_menu })
+}
+
+/// Without a display (or with --headless): the live pipeline, printing what it sees.
 fn live(camera: Option<&str>, profile_name: &str) -> Result<()> {
     let prof = profile::load(profile_name).context("cannot load the profile")?;
     let mut settings = prof.settings.clone();
@@ -291,7 +320,7 @@ fn live(camera: Option<&str>, profile_name: &str) -> Result<()> {
         }
     }
     println!(
-        "The window is not built yet: running the pipeline headless on {} (profile \"{}\"{}); press Ctrl-C to stop.",
+        "Running headless on {} (profile \"{}\"{}); press Ctrl-C to stop.",
         handle.name(),
         prof.name,
         if desktop.is_some() { ", driving the pointer" } else { ", not driving the pointer" }

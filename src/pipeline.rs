@@ -73,6 +73,20 @@ impl Pipeline {
         commands
     }
 
+    /// Pauses or resumes (from the window); returns the commands that leave nothing pressed.
+    pub fn set_paused(&mut self, paused: bool) -> Vec<Command> {
+        let mut commands = Vec::new();
+        let mut events = Vec::new();
+        self.switch.set_paused(paused, &mut commands, &mut events);
+        self.intents.hold_pointer = paused;
+        commands
+    }
+
+    /// Makes the current head position the neutral one (from the window).
+    pub fn recenter(&mut self) {
+        self.intents.recenter = true;
+    }
+
     /// Whether the user has paused.
     #[must_use]
     pub fn paused(&self) -> bool {

@@ -27,6 +27,7 @@ pub struct Settings {
     pub vision: VisionSettings,
     pub pointer: PointerSettings,
     pub switch: SwitchSettings,
+    pub ui: crate::ui::UiSettings,
 }
 
 /// Profile failures.

@@ -177,6 +177,7 @@ impl PointerSink for DesktopSink {
                 Ok(())
             }
             Command::Key(chord) => self.key_chord(chord),
+            Command::Type(text) => self.enigo.text(text).map_err(backend),
             Command::OpenMenu => Ok(()),
         }
     }

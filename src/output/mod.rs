@@ -29,6 +29,8 @@ pub enum Command {
     Scroll { dx: i32, dy: i32 },
     /// Press and release a key or chord such as `ctrl+shift+t`.
     Key(String),
+    /// Type text into the focused application.
+    Type(String),
     /// Open the navigation menu (the UI's business; the desktop sinks ignore it).
     OpenMenu,
 }

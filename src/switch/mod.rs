@@ -245,6 +245,13 @@ impl SwitchDecider {
         intents
     }
 
+    /// Pauses or resumes on request (the window's button).
+    pub fn set_paused(&mut self, paused: bool, commands: &mut Vec<Command>, events: &mut Vec<Event>) {
+        if self.paused != paused {
+            self.toggle_pause(commands, events);
+        }
+    }
+
     fn toggle_pause(&mut self, commands: &mut Vec<Command>, events: &mut Vec<Event>) {
         self.paused = !self.paused;
         if self.paused {

@@ -1,0 +1,394 @@
+//! The window: live preview with overlays, a large status line, live plots of
+//! eye closure and eyebrow lift with their thresholds, frame rate and latency,
+//! pause and recentre, the camera picker, and the hierarchical navigation menu
+//! (large targets, selected by dwell, by the switch's click, or by scanning).
+//!
+//! The UI never owns the pipeline: a worker thread ("pipeline") runs capture,
+//! the pipeline and the desktop output, publishes a [`Snapshot`] after every
+//! frame and wakes the UI; the UI sends [`Intent`]s through a bounded channel.
+
+mod worker;
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use eframe::egui::{self, Color32, RichText, Stroke};
+use serde::{Deserialize, Serialize};
+
+use crate::events::{Event, TrackState};
+use crate::menus::{self, Navigator, Outcome, Scanner};
+use crate::profile::{Profile, Settings};
+
+pub use worker::{Intent, Snapshot, SourceChoice};
+
+/// The profile's `[ui]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UiSettings {
+    /// Everything in the window is this much larger than usual.
+    pub zoom: f32,
+    /// White on black with strong colours.
+    pub high_contrast: bool,
+    /// Single-switch scanning of the menu instead of pointing.
+    pub scanning: bool,
+    /// Scanning: how long each row or item stays highlighted (ms).
+    pub scan_step_ms: f64,
+    /// Menu targets: columns.
+    pub menu_columns: usize,
+    /// The camera, remembered by name (empty: the first one).
+    pub camera: String,
+}
+
+impl Default for UiSettings {
+    fn default() -> Self {
+        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new() }
+    }
+}
+
+const HISTORY_S: f64 = 10.0;
+
+/// The app state (runtime handles apart from persisted settings).
+pub struct FacemouseApp {
+    profile: Profile,
+    notes: Vec<String>,
+    snapshot: Arc<Mutex<Snapshot>>,
+    intents: crossbeam_channel::Sender<Intent>,
+    texture: Option<egui::TextureHandle>,
+    history: VecDeque<(f64, f64, f64)>,
+    nav: Navigator,
+    show_menu: bool,
+    hover: Option<(usize, Instant)>,
+    scanner: Scanner,
+    start: Instant,
+    last_click_seen: u64,
+    status_message: String,
+    // Last, so it stops after the rest is gone.
+    _worker: worker::Worker,
+}
+
+impl FacemouseApp {
+    /// Builds the app around a running worker.
+    #[must_use]
+    pub fn new(cc: &eframe::CreationContext<'_>, profile: Profile, notes: Vec<String>, menus: Navigator, worker: worker::Worker, show_menu: bool) -> Self {
+        worker.set_repaint(cc.egui_ctx.clone());
+        let ui = profile.settings.ui.clone();
+        apply_style(&cc.egui_ctx, &ui);
+        Self {
+            scanner: Scanner::new(ui.menu_columns, ui.scan_step_ms),
+            profile,
+            notes,
+            snapshot: worker.snapshot(),
+            intents: worker.intents(),
+            texture: None,
+            history: VecDeque::with_capacity(512),
+            nav: menus,
+            show_menu,
+            hover: None,
+            start: Instant::now(),
+            last_click_seen: 0,
+            status_message: String::new(),
+            _worker: worker,
+        }
+    }
+
+    fn send(&self, i: Intent) {
+        // A full channel means the worker is busy; the user can press again.
+        let _ = self.intents.try_send(i);
+    }
+
+    fn settings(&self) -> &Settings {
+        &self.profile.settings
+    }
+
+    fn save_profile(&mut self) {
+        let path = self.profile.dir.join("settings.toml");
+        self.status_message = match crate::profile::save_settings(&path, &self.profile.settings) {
+            Ok(()) => format!("Saved {}", path.display()),
+            Err(e) => format!("Not saved: {e}"),
+        };
+    }
+
+    fn run_outcome(&mut self, o: Outcome) {
+        match o {
+            Outcome::Moved => {}
+            Outcome::Launch(l) => {
+                // Without a shell: the program and its arguments as written.
+                self.status_message = match std::process::Command::new(&l.program).args(&l.args).spawn() {
+                    Ok(_) => format!("Started {}", l.program),
+                    Err(e) => format!("Cannot start {}: {e}", l.program),
+                };
+            }
+            Outcome::Type(t) => self.send(Intent::Type(t)),
+            Outcome::Keys(k) => self.send(Intent::Keys(k)),
+            Outcome::Url(u) => {
+                let opener = if cfg!(target_os = "macos") { "open" } else if cfg!(windows) { "explorer" } else { "xdg-open" };
+                self.status_message = match std::process::Command::new(opener).arg(&u).spawn() {
+                    Ok(_) => format!("Opening {u}"),
+                    Err(e) => format!("Cannot open {u}: {e}"),
+                };
+            }
+            Outcome::Pause => self.send(Intent::SetPaused(true)),
+            Outcome::Close => self.show_menu = false,
+        }
+    }
+}
+
+fn apply_style(ctx: &egui::Context, ui: &UiSettings) {
+    ctx.set_zoom_factor(ui.zoom.clamp(0.75, 3.0));
+    let mut v = if ui.high_contrast { egui::Visuals::dark() } else { egui::Visuals::light() };
+    if ui.high_contrast {
+        v.override_text_color = Some(Color32::WHITE);
+        v.panel_fill = Color32::BLACK;
+        v.window_fill = Color32::BLACK;
+        v.widgets.inactive.bg_stroke = Stroke::new(2.0, Color32::YELLOW);
+        v.selection.bg_fill = Color32::from_rgb(0, 90, 200);
+    }
+    ctx.set_visuals(v);
+}
+
+fn state_text(s: &Snapshot) -> (String, Color32) {
+    if s.paused {
+        return ("Paused — hold your eyebrows up to resume".into(), Color32::from_rgb(200, 120, 0));
+    }
+    match s.state {
+        TrackState::Searching => ("Searching — look at the screen and blink naturally".into(), Color32::from_rgb(40, 90, 200)),
+        TrackState::Initializing => ("Initializing — keep blinking naturally".into(), Color32::from_rgb(40, 90, 200)),
+        TrackState::Tracking => ("Tracking".into(), Color32::from_rgb(0, 140, 60)),
+        TrackState::Lost => ("Lost — face the camera; it comes back by itself".into(), Color32::from_rgb(200, 30, 30)),
+    }
+}
+
+impl eframe::App for FacemouseApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let snap = self.snapshot.lock().map(|s| s.clone()).unwrap_or_default();
+        let ctx = ui.ctx().clone();
+        // The preview texture is updated in place.
+        if let Some(img) = &snap.preview {
+            let image = egui::ColorImage::from_rgb([img.width, img.height], &img.rgb);
+            match &mut self.texture {
+                Some(t) => t.set(image, egui::TextureOptions::LINEAR),
+                None => self.texture = Some(ctx.load_texture("preview", image, egui::TextureOptions::LINEAR)),
+            }
+        }
+        let t = self.start.elapsed().as_secs_f64();
+        self.history.push_back((t, snap.closure, snap.brow_lift));
+        while self.history.front().is_some_and(|h| t - h.0 > HISTORY_S) {
+            self.history.pop_front();
+        }
+        // A click from the switch while scanning selects.
+        if snap.clicks > self.last_click_seen {
+            self.last_click_seen = snap.clicks;
+            if self.show_menu && self.settings().ui.scanning {
+                if let Some(i) = self.scanner.switch(t * 1000.0) {
+                    if let Some(o) = self.nav.select(i) {
+                        self.run_outcome(o);
+                    }
+                }
+            }
+        }
+
+        egui::Panel::top("status").show(ui, |ui| {
+            let (text, colour) = state_text(&snap);
+            ui.label(RichText::new(text).size(30.0).strong().color(colour));
+            for n in &self.notes {
+                ui.label(RichText::new(n).color(Color32::from_rgb(200, 30, 30)));
+            }
+        });
+        egui::Panel::bottom("controls").show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                let big = |s: &str| RichText::new(s).size(22.0);
+                if ui.button(big(if snap.paused { "Start" } else { "Pause" })).clicked() {
+                    self.send(Intent::SetPaused(!snap.paused));
+                }
+                if ui.button(big("Recentre")).clicked() {
+                    self.send(Intent::Recenter);
+                }
+                if ui.button(big(if self.show_menu { "Close menu" } else { "Menu" })).clicked() {
+                    self.show_menu = !self.show_menu;
+                }
+                let mut hc = self.profile.settings.ui.high_contrast;
+                if ui.checkbox(&mut hc, big("High contrast")).changed() {
+                    self.profile.settings.ui.high_contrast = hc;
+                    apply_style(&ctx, &self.profile.settings.ui);
+                    self.save_profile();
+                }
+                let mut scanning = self.profile.settings.ui.scanning;
+                if ui.checkbox(&mut scanning, big("Scanning")).changed() {
+                    self.profile.settings.ui.scanning = scanning;
+                    self.save_profile();
+                }
+                let cameras = crate::capture::list_cameras();
+                let current = if self.profile.settings.ui.camera.is_empty() { "first camera".to_string() } else { self.profile.settings.ui.camera.clone() };
+                egui::ComboBox::from_label("Camera").selected_text(current).show_ui(ui, |ui| {
+                    for c in &cameras {
+                        if ui.selectable_label(self.profile.settings.ui.camera == c.name, &c.name).clicked() {
+                            self.profile.settings.ui.camera = c.name.clone();
+                            self.send(Intent::Source(SourceChoice::CameraNamed(c.name.clone())));
+                            self.save_profile();
+                        }
+                    }
+                    if cameras.is_empty() {
+                        ui.label("No camera found");
+                    }
+                });
+                ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
+                if !self.status_message.is_empty() {
+                    ui.label(&self.status_message);
+                }
+            });
+        });
+        if self.show_menu {
+            egui::Panel::right("menu").min_size(0.5 * ui.available_width()).show(ui, |ui| self.menu_ui(ui, t));
+        }
+        egui::CentralPanel::default().show(ui, |ui| {
+            preview_ui(ui, self.texture.as_ref(), &snap);
+            plot_ui(ui, &self.history, &self.profile.settings);
+        });
+        if self.show_menu && self.settings().ui.scanning {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        let _ = self.intents.try_send(Intent::Quit);
+    }
+}
+
+impl FacemouseApp {
+    fn menu_ui(&mut self, ui: &mut egui::Ui, t: f64) {
+        let menu = self.nav.current().clone();
+        ui.heading(RichText::new(&menu.title).size(28.0));
+        let cols = self.settings().ui.menu_columns.max(1);
+        let scanning = self.settings().ui.scanning;
+        if scanning {
+            self.scanner.tick(t * 1000.0, menu.items.len());
+        }
+        let (row, item) = self.scanner.highlight();
+        let dwell_ms = self.settings().pointer.dwell_ms;
+        let mut chosen = None;
+        egui::Grid::new("menu-grid").spacing([12.0, 12.0]).show(ui, |ui| {
+            for (i, it) in menu.items.iter().enumerate() {
+                let lit = scanning && (item == Some(i) || (item.is_none() && i / cols == row));
+                let mut b = egui::Button::new(RichText::new(&it.label).size(22.0)).min_size(egui::vec2(150.0, 80.0));
+                if lit {
+                    b = b.fill(Color32::from_rgb(255, 210, 0));
+                }
+                let r = ui.add(b);
+                if r.clicked() {
+                    chosen = Some(i);
+                }
+                // Dwell: resting the pointer on a target selects it.
+                if r.hovered() {
+                    match self.hover {
+                        Some((h, since)) if h == i => {
+                            let frac = since.elapsed().as_secs_f64() * 1000.0 / dwell_ms;
+                            ui.painter().rect_stroke(r.rect.shrink(3.0), 6.0, Stroke::new(4.0 * frac.min(1.0) as f32, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
+                            if frac >= 1.0 {
+                                chosen = Some(i);
+                                self.hover = None;
+                            }
+                        }
+                        _ => self.hover = Some((i, Instant::now())),
+                    }
+                    ui.ctx().request_repaint();
+                }
+                if (i + 1) % cols == 0 {
+                    ui.end_row();
+                }
+            }
+        });
+        if self.nav.depth() > 1 {
+            ui.add_space(12.0);
+            if ui.button(RichText::new("Back").size(24.0)).clicked() {
+                self.nav.back();
+            }
+        }
+        if let Some(i) = chosen {
+            if let Some(o) = self.nav.select(i) {
+                self.run_outcome(o);
+            }
+        }
+    }
+}
+
+fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot) {
+    let Some(tex) = tex else {
+        ui.label("Waiting for the camera…");
+        return;
+    };
+    let avail = ui.available_width().min(620.0).min(1.4 * (ui.available_height() - 260.0).max(200.0));
+    let size = tex.size_vec2();
+    let scale = avail / size.x;
+    let r = ui.add(egui::Image::new((tex.id(), size * scale)));
+    let p = ui.painter_at(r.rect);
+    let (fw, fh) = (s.frame_size.0.max(1) as f32, s.frame_size.1.max(1) as f32);
+    let map = |pt: [f64; 2]| egui::pos2(r.rect.left() + pt[0] as f32 / fw * r.rect.width(), r.rect.top() + pt[1] as f32 / fh * r.rect.height());
+    let k = r.rect.width() / fw;
+    if let (Some(le), Some(re)) = (s.le, s.re) {
+        let iod = (((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt() as f32) * k;
+        let eye_colour = if s.eyes_closed { Color32::RED } else { Color32::GREEN };
+        for e in [le, re] {
+            p.circle_stroke(map(e), 0.12 * iod, Stroke::new(2.0, eye_colour));
+            // The eye's search window.
+            p.rect_stroke(egui::Rect::from_center_size(map(e), egui::vec2(0.85 * iod, 0.6 * iod)), 0.0, Stroke::new(1.0, Color32::from_white_alpha(120)), egui::StrokeKind::Middle);
+        }
+        let brow_colour = if s.brows_raised { Color32::from_rgb(255, 140, 0) } else { Color32::from_rgb(0, 180, 255) };
+        for b in [s.lb, s.rb].into_iter().flatten() {
+            p.line_segment([map(b) - egui::vec2(0.2 * iod, 0.0), map(b) + egui::vec2(0.2 * iod, 0.0)], Stroke::new(3.0, brow_colour));
+        }
+        if let Some(f) = s.feature {
+            p.circle_filled(map(f), 5.0, Color32::YELLOW);
+        }
+    }
+}
+
+fn plot_ui(ui: &mut egui::Ui, history: &VecDeque<(f64, f64, f64)>, s: &Settings) {
+    use egui_plot::{HLine, Legend, Line, Plot, PlotPoints};
+    let now = history.back().map_or(0.0, |h| h.0);
+    let closure: Vec<[f64; 2]> = history.iter().map(|h| [h.0 - now, h.1]).collect();
+    let lift: Vec<[f64; 2]> = history.iter().map(|h| [h.0 - now, h.2 / s.vision.brow_on]).collect();
+    ui.label(RichText::new("Eye closure (1 = like your blinks) and eyebrow lift (1 = the raise threshold)").size(16.0));
+    Plot::new("signals").height(180.0).legend(Legend::default()).include_y(0.0).include_y(1.2).show(ui, |p| {
+        p.line(Line::new("eye closure", PlotPoints::from(closure)));
+        p.line(Line::new("eyebrow lift", PlotPoints::from(lift)));
+        p.hline(HLine::new("threshold", 1.0));
+        p.hline(HLine::new("closed", 0.5));
+    });
+}
+
+/// What the window needs to start.
+pub struct Launch {
+    pub profile: Profile,
+    pub notes: Vec<String>,
+    pub source: SourceChoice,
+    pub show_menu: bool,
+}
+
+/// Opens the window and runs until it is closed.
+///
+/// # Errors
+/// No display, or a source that cannot be opened.
+pub fn run(launch: Launch) -> anyhow::Result<()> {
+    let menus_dir = launch.profile.dir.join("menus");
+    let menus = menus::load_dir(&menus_dir).or_else(|_| menus::load_dir(&crate::data_dir().join("menus")))?;
+    let nav = Navigator::new(menus);
+    let worker = worker::Worker::start(launch.profile.settings.clone(), launch.source)?;
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default().with_title("Facemouse").with_inner_size([1280.0, 800.0]),
+        ..Default::default()
+    };
+    let Launch { profile, notes, show_menu, .. } = launch;
+    eframe::run_native(
+        "Facemouse",
+        options,
+        Box::new(move |cc| Ok(Box::new(FacemouseApp::new(cc, profile, notes, nav, worker, show_menu)))),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e} (is there a display? on Linux, DISPLAY must name an X server)"))
+}
+
+/// Whether a list of events holds a click (for the scanning switch).
+#[must_use]
+pub fn has_click(events: &[Event]) -> bool {
+    events.iter().any(|e| matches!(e, Event::ClickLeft | Event::ClickRight | Event::ClickDouble))
+}
