@@ -29,6 +29,9 @@ struct Cli {
     /// Open the window with the navigation menu showing.
     #[arg(long)]
     show_menu: bool,
+    /// Open the window in the hands-free calibration wizard.
+    #[arg(long)]
+    calibrate: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -225,7 +228,7 @@ fn run() -> Result<()> {
         None if cli.headless || std::env::var_os("DISPLAY").is_none() && cfg!(target_os = "linux") && std::env::var_os("WAYLAND_DISPLAY").is_none() => {
             live(cli.camera.as_deref(), &cli.profile)
         }
-        None => gui(cli.camera.as_deref(), &cli.profile, cli.show_menu),
+        None => gui(cli.camera.as_deref(), &cli.profile, cli.show_menu, cli.calibrate),
     }
 }
 
@@ -273,7 +276,7 @@ fn cameras() {
 
 /// The window: the profile opened leniently (a broken file is kept as .bak and
 /// the user is told), the remembered camera, or the demo clip without one.
-fn gui(camera: Option<&str>, profile_name: &str, show_menu: bool) -> Result<()> {
+fn gui(camera: Option<&str>, profile_name: &str, show_menu: bool, calibrate: bool) -> Result<()> {
     let root = profile::config_root()?;
     let (prof, notes) = profile::open_from(&root, profile_name).context("cannot open the profile")?;
     let mut messages = notes.recovered.clone();
@@ -289,7 +292,7 @@ fn gui(camera: Option<&str>, profile_name: &str, show_menu: bool) -> Result<()> 
     for m in &messages {
         eprintln!("facemouse: {m}");
     }
-    facemouse::ui::run(facemouse::ui::Launch { profile: prof, notes: messages, source, show_menu })
+    facemouse::ui::run(facemouse::ui::Launch { profile: prof, notes: messages, source, show_menu, calibrate })
 }
 
 /// Without a display (or with --headless): the live pipeline, printing what it sees.

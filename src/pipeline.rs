@@ -82,6 +82,24 @@ impl Pipeline {
         commands
     }
 
+    /// The head's displacement from its neutral position, in the pointer's input units.
+    #[must_use]
+    pub fn displacement(&self) -> Option<crate::events::Point> {
+        self.pointer.displacement()
+    }
+
+    /// Replaces the pointer settings (after calibration), keeping the pointer where it is.
+    pub fn set_pointer_settings(&mut self, s: &crate::pointer::PointerSettings) {
+        let at = self.pointer.position();
+        self.pointer = PointerMapper::new(s);
+        self.pointer.set_position(at);
+    }
+
+    /// Replaces the vision settings (after calibration).
+    pub fn set_vision_settings(&mut self, s: &crate::vision::VisionSettings) {
+        self.vision.set_settings(s.clone());
+    }
+
     /// Makes the current head position the neutral one (from the window).
     pub fn recenter(&mut self) {
         self.intents.recenter = true;

@@ -230,6 +230,14 @@ impl PointerMapper {
         self.pos
     }
 
+    /// The last input's displacement from the neutral position (what the
+    /// calibrated range is made of), if the face was tracked.
+    #[must_use]
+    pub fn displacement(&self) -> Option<Point> {
+        let (i, n) = (self.last_input?, self.neutral?);
+        Some([i[0] - n[0], i[1] - n[1]])
+    }
+
     /// Places the pointer (e.g. where the OS pointer is at start).
     pub fn set_position(&mut self, p: Point) {
         self.pos = self.clamp(p);

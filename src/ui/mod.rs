@@ -7,7 +7,10 @@
 //! the pipeline and the desktop output, publishes a [`Snapshot`] after every
 //! frame and wakes the UI; the UI sends [`Intent`]s through a bounded channel.
 
+mod calibration;
 mod worker;
+
+pub use calibration::Wizard;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -63,6 +66,8 @@ pub struct FacemouseApp {
     start: Instant,
     last_click_seen: u64,
     status_message: String,
+    wizard: Option<Wizard>,
+    control_hover: Option<(egui::Id, Instant)>,
     // Last, so it stops after the rest is gone.
     _worker: worker::Worker,
 }
@@ -88,6 +93,8 @@ impl FacemouseApp {
             start: Instant::now(),
             last_click_seen: 0,
             status_message: String::new(),
+            wizard: None,
+            control_hover: None,
             _worker: worker,
         }
     }
@@ -132,6 +139,39 @@ impl FacemouseApp {
             Outcome::Close => self.show_menu = false,
         }
     }
+}
+
+/// A button that is pressed by a click or by resting the pointer on it for the
+/// dwell time (a frame fills while it counts), so every control is reachable
+/// hands-free.
+fn dwell_button(ui: &mut egui::Ui, text: RichText, hover: &mut Option<(egui::Id, Instant)>, dwell_ms: f64) -> bool {
+    let r = ui.button(text);
+    if r.clicked() {
+        *hover = None;
+        return true;
+    }
+    if !r.hovered() {
+        if hover.is_some_and(|(id, _)| id == r.id) {
+            *hover = None;
+        }
+        return false;
+    }
+    match *hover {
+        Some((id, since)) if id == r.id => {
+            let frac = since.elapsed().as_secs_f64() * 1000.0 / dwell_ms;
+            ui.painter().rect_stroke(r.rect, 4.0, Stroke::new((4.0 * frac.min(1.0)) as f32, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
+            ui.ctx().request_repaint();
+            if frac >= 1.0 {
+                *hover = None;
+                return true;
+            }
+        }
+        _ => {
+            *hover = Some((r.id, Instant::now()));
+            ui.ctx().request_repaint();
+        }
+    }
+    false
 }
 
 fn apply_style(ctx: &egui::Context, ui: &UiSettings) {
@@ -188,6 +228,11 @@ impl eframe::App for FacemouseApp {
             }
         }
 
+        if self.wizard.is_some() {
+            self.wizard_ui(ui, &snap);
+            return;
+        }
+
         egui::Panel::top("status").show(ui, |ui| {
             let (text, colour) = state_text(&snap);
             ui.label(RichText::new(text).size(30.0).strong().color(colour));
@@ -195,17 +240,22 @@ impl eframe::App for FacemouseApp {
                 ui.label(RichText::new(n).color(Color32::from_rgb(200, 30, 30)));
             }
         });
+        let dwell_ms = self.settings().pointer.dwell_ms;
+        let mut hover = self.control_hover.take();
         egui::Panel::bottom("controls").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(22.0);
-                if ui.button(big(if snap.paused { "Start" } else { "Pause" })).clicked() {
+                if dwell_button(ui, big(if snap.paused { "Start" } else { "Pause" }), &mut hover, dwell_ms) {
                     self.send(Intent::SetPaused(!snap.paused));
                 }
-                if ui.button(big("Recentre")).clicked() {
+                if dwell_button(ui, big("Recentre"), &mut hover, dwell_ms) {
                     self.send(Intent::Recenter);
                 }
-                if ui.button(big(if self.show_menu { "Close menu" } else { "Menu" })).clicked() {
+                if dwell_button(ui, big(if self.show_menu { "Close menu" } else { "Menu" }), &mut hover, dwell_ms) {
                     self.show_menu = !self.show_menu;
+                }
+                if dwell_button(ui, big("Calibrate"), &mut hover, dwell_ms) {
+                    self.wizard = Some(Wizard::new(self.profile.settings.clone()));
                 }
                 let mut hc = self.profile.settings.ui.high_contrast;
                 if ui.checkbox(&mut hc, big("High contrast")).changed() {
@@ -238,6 +288,7 @@ impl eframe::App for FacemouseApp {
                 }
             });
         });
+        self.control_hover = hover;
         if self.show_menu {
             egui::Panel::right("menu").min_size(0.5 * ui.available_width()).show(ui, |ui| self.menu_ui(ui, t));
         }
@@ -256,6 +307,40 @@ impl eframe::App for FacemouseApp {
 }
 
 impl FacemouseApp {
+    fn wizard_ui(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
+        let Some(mut w) = self.wizard.take() else { return };
+        w.update(snap);
+        egui::CentralPanel::default().show(ui, |ui| {
+            let rect = ui.max_rect();
+            ui.label(RichText::new(w.text()).size(40.0).strong());
+            ui.add(egui::ProgressBar::new(w.progress()).desired_height(30.0).show_percentage());
+            let (text, colour) = state_text(snap);
+            ui.label(RichText::new(text).size(24.0).color(colour));
+            if let Some(t) = w.target() {
+                let c = egui::pos2(rect.left() + t[0] * rect.width(), rect.top() + t[1] * rect.height());
+                let p = ui.painter();
+                p.circle_filled(c, 36.0, Color32::from_rgb(230, 40, 40));
+                p.circle_filled(c, 12.0, Color32::WHITE);
+            }
+        });
+        let finished = match &w.step {
+            calibration::Step::Done(s) => Some(Ok((**s).clone())),
+            calibration::Step::Failed(why) => Some(Err(why.clone())),
+            _ => None,
+        };
+        match finished {
+            Some(Ok(s)) => {
+                self.profile.settings = s.clone();
+                self.send(Intent::Settings(Box::new(s)));
+                self.save_profile();
+                self.status_message = "Calibration saved".into();
+            }
+            Some(Err(why)) => self.status_message = format!("Calibration not saved: {why}"),
+            None => self.wizard = Some(w),
+        }
+        ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
+    }
+
     fn menu_ui(&mut self, ui: &mut egui::Ui, t: f64) {
         let menu = self.nav.current().clone();
         ui.heading(RichText::new(&menu.title).size(28.0));
@@ -363,6 +448,7 @@ pub struct Launch {
     pub notes: Vec<String>,
     pub source: SourceChoice,
     pub show_menu: bool,
+    pub calibrate: bool,
 }
 
 /// Opens the window and runs until it is closed.
@@ -375,14 +461,20 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
     let nav = Navigator::new(menus);
     let worker = worker::Worker::start(launch.profile.settings.clone(), launch.source)?;
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default().with_title("Facemouse").with_inner_size([1280.0, 800.0]),
+        viewport: egui::ViewportBuilder::default().with_title("Facemouse").with_inner_size([1280.0, 800.0]).with_maximized(true),
         ..Default::default()
     };
-    let Launch { profile, notes, show_menu, .. } = launch;
+    let Launch { profile, notes, show_menu, calibrate, .. } = launch;
     eframe::run_native(
         "Facemouse",
         options,
-        Box::new(move |cc| Ok(Box::new(FacemouseApp::new(cc, profile, notes, nav, worker, show_menu)))),
+        Box::new(move |cc| {
+            let mut app = FacemouseApp::new(cc, profile, notes, nav, worker, show_menu);
+            if calibrate {
+                app.wizard = Some(Wizard::new(app.profile.settings.clone()));
+            }
+            Ok(Box::new(app))
+        }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e} (is there a display? on Linux, DISPLAY must name an X server)"))
 }

@@ -28,13 +28,15 @@ pub enum SourceChoice {
 }
 
 /// What the UI asks of the worker.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Intent {
     SetPaused(bool),
     Recenter,
     Type(String),
     Keys(String),
     Source(SourceChoice),
+    /// New settings (calibration, profile edits) apply at once.
+    Settings(Box<Settings>),
     Quit,
 }
 
@@ -69,6 +71,8 @@ pub struct Snapshot {
     /// Clicks so far (the scanning menu uses them as its switch).
     pub clicks: u64,
     pub message: String,
+    /// The head's displacement from rest (calibration records it).
+    pub displacement: Option<Point>,
 }
 
 /// The running worker; dropping it stops the thread and releases any held button.
@@ -194,6 +198,13 @@ fn run(
                 match i {
                     Intent::SetPaused(p) => pending.extend(pipeline.set_paused(p)),
                     Intent::Recenter => pipeline.recenter(),
+                    Intent::Settings(new) => {
+                        let mut p = new.pointer.clone();
+                        (p.screen_x, p.screen_y, p.screen_width, p.screen_height) =
+                            (s.pointer.screen_x, s.pointer.screen_y, s.pointer.screen_width, s.pointer.screen_height);
+                        pipeline.set_pointer_settings(&p);
+                        pipeline.set_vision_settings(&new.vision);
+                    }
                     Intent::Type(t) => pending.push(Command::Type(t)),
                     Intent::Keys(k) => pending.push(Command::Key(k)),
                     Intent::Source(c) => {
@@ -242,6 +253,7 @@ fn run(
             let rec = rec.clone();
             let obs = pipeline.observation().clone();
             let paused = pipeline.paused();
+            let displacement = pipeline.displacement();
             // The preview: downscaled RGB.
             let (w, h) = frame.size();
             let pw = PREVIEW_WIDTH.min(w.max(1));
@@ -267,6 +279,7 @@ fn run(
                 s.frame_size = (w, h);
                 s.preview = preview.map(Arc::new);
                 s.clicks = clicks;
+                s.displacement = displacement;
             });
         }
         for c in pipeline.shutdown() {

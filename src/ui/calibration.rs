@@ -1,0 +1,228 @@
+//! The hands-free calibration wizard: the user blinks to start tracking,
+//! follows a target to the edges and corners of the screen (recording their
+//! comfortable range of motion, however small), then raises the eyebrows a few
+//! times (setting the raise threshold from their own raises). Every step has
+//! large text and progress; nothing needs a hand.
+
+use std::time::Instant;
+
+use crate::events::{Point, TrackState};
+use crate::pointer::{Mapping, Range};
+use crate::profile::Settings;
+
+use super::Snapshot;
+
+/// Where the target goes, as fractions of the window: centre, edges, corners.
+pub const TARGETS: [[f32; 2]; 9] =
+    [[0.5, 0.5], [0.05, 0.5], [0.95, 0.5], [0.5, 0.08], [0.5, 0.92], [0.05, 0.08], [0.95, 0.08], [0.05, 0.92], [0.95, 0.92]];
+/// Each target stays this long; samples count after the user had time to get there.
+pub const TARGET_MS: f64 = 2500.0;
+pub const SETTLE_MS: f64 = 900.0;
+/// Raises to record, and how long to wait for them.
+pub const RAISES: usize = 3;
+pub const RAISE_TIMEOUT_MS: f64 = 25_000.0;
+
+/// The wizard's step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Waiting for tracking (the user blinks).
+    Blink,
+    /// Following target `i`.
+    Range(usize),
+    /// Raising the eyebrows.
+    Brows,
+    /// Finished: the new settings.
+    Done(Box<Settings>),
+    /// Could not finish (too little motion recorded, or no raises).
+    Failed(String),
+}
+
+/// The wizard.
+#[derive(Debug, Clone)]
+pub struct Wizard {
+    pub step: Step,
+    since: Instant,
+    samples: Vec<Point>,
+    peaks: Vec<f64>,
+    raise_peak: Option<f64>,
+    base: Settings,
+}
+
+impl Wizard {
+    #[must_use]
+    pub fn new(base: Settings) -> Self {
+        Self { step: Step::Blink, since: Instant::now(), samples: Vec::new(), peaks: Vec::new(), raise_peak: None, base }
+    }
+
+    fn elapsed_ms(&self) -> f64 {
+        self.since.elapsed().as_secs_f64() * 1000.0
+    }
+
+    fn next(&mut self, step: Step) {
+        self.step = step;
+        self.since = Instant::now();
+    }
+
+    /// The instruction for the current step, large.
+    #[must_use]
+    pub fn text(&self) -> String {
+        match &self.step {
+            Step::Blink => "Look at the screen and blink naturally".into(),
+            Step::Range(i) => format!("Follow the target with your head — {} of {}", i + 1, TARGETS.len()),
+            Step::Brows => format!("Raise your eyebrows, then relax — {} of {RAISES}", self.peaks.len().min(RAISES)),
+            Step::Done(_) => "Calibration saved. Thank you!".into(),
+            Step::Failed(why) => format!("Calibration not saved: {why}"),
+        }
+    }
+
+    /// Progress 0..1 over the whole wizard.
+    #[must_use]
+    pub fn progress(&self) -> f32 {
+        let n = TARGETS.len() as f32 + RAISES as f32 + 1.0;
+        let done = match &self.step {
+            Step::Blink => 0.0,
+            Step::Range(i) => 1.0 + *i as f32,
+            Step::Brows => 1.0 + TARGETS.len() as f32 + self.peaks.len() as f32,
+            Step::Done(_) | Step::Failed(_) => n,
+        };
+        done / n
+    }
+
+    /// Where the target is (fractions of the window), while following.
+    #[must_use]
+    pub fn target(&self) -> Option<[f32; 2]> {
+        match self.step {
+            Step::Range(i) => Some(TARGETS[i]),
+            _ => None,
+        }
+    }
+
+    /// Feeds one snapshot.
+    pub fn update(&mut self, s: &Snapshot) {
+        match self.step.clone() {
+            Step::Blink => {
+                if s.state == TrackState::Tracking && self.elapsed_ms() > 500.0 {
+                    self.next(Step::Range(0));
+                }
+            }
+            Step::Range(i) => {
+                if self.elapsed_ms() >= SETTLE_MS && s.state == TrackState::Tracking && !s.eyes_closed {
+                    if let Some(d) = s.displacement {
+                        self.samples.push(d);
+                    }
+                }
+                if self.elapsed_ms() >= TARGET_MS {
+                    if i + 1 < TARGETS.len() {
+                        self.next(Step::Range(i + 1));
+                    } else {
+                        self.next(Step::Brows);
+                    }
+                }
+            }
+            Step::Brows => {
+                let lift = s.brow_lift;
+                match self.raise_peak {
+                    None if lift > 0.02 => self.raise_peak = Some(lift),
+                    Some(p) if lift > 0.008 => self.raise_peak = Some(p.max(lift)),
+                    Some(p) => {
+                        self.peaks.push(p);
+                        self.raise_peak = None;
+                    }
+                    None => {}
+                }
+                if self.peaks.len() >= RAISES || self.elapsed_ms() > RAISE_TIMEOUT_MS {
+                    let result = finish(&self.base, &self.samples, &self.peaks);
+                    self.next(match result {
+                        Ok(s) => Step::Done(Box::new(s)),
+                        Err(why) => Step::Failed(why),
+                    });
+                }
+            }
+            Step::Done(_) | Step::Failed(_) => {}
+        }
+    }
+}
+
+/// The settings the recording gives: the range (a little padded, so the edges
+/// are reachable without straining) for the absolute mapping, and an eyebrow
+/// threshold at half of the user's own raises.
+///
+/// # Errors
+/// Too little motion, or no raises.
+pub fn finish(base: &Settings, samples: &[Point], peaks: &[f64]) -> Result<Settings, String> {
+    let range = Range::from_samples(samples).ok_or("too little head motion was recorded; try again")?;
+    let pad = |lo: f64, hi: f64| {
+        let m = 0.05 * (hi - lo);
+        (lo + m, hi - m)
+    };
+    let (left, right) = pad(range.left, range.right);
+    let (top, bottom) = pad(range.top, range.bottom);
+    if right - left < 0.02 || bottom - top < 0.01 {
+        return Err("the recorded motion is too small to map onto the screen; move a little more".into());
+    }
+    let mut s = base.clone();
+    s.pointer.range = Range { left, right, top, bottom };
+    s.pointer.mapping = Mapping::Absolute;
+    if !peaks.is_empty() {
+        let mut p = peaks.to_vec();
+        p.sort_by(f64::total_cmp);
+        let median = p[p.len() / 2];
+        s.vision.brow_on = (0.5 * median).clamp(0.02, 0.08);
+        s.vision.brow_off = 0.6 * s.vision.brow_on;
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_range_and_the_users_raises_become_settings() {
+        let mut samples = Vec::new();
+        for t in TARGETS {
+            for _ in 0..20 {
+                // 20×10 px at a 64 px eye distance, off-centre.
+                samples.push([f64::from(t[0] - 0.4) * 20.0 / 64.0, f64::from(t[1] - 0.45) * 10.0 / 64.0]);
+            }
+        }
+        let s = finish(&Settings::default(), &samples, &[0.09, 0.1, 0.12]).expect("settings");
+        assert_eq!(s.pointer.mapping, Mapping::Absolute);
+        assert!(s.pointer.range.right - s.pointer.range.left > 0.2 && s.pointer.range.left < 0.0);
+        assert!((s.vision.brow_on - 0.05).abs() < 1e-9 && s.vision.brow_off < s.vision.brow_on);
+        assert!(s.validate().is_ok(), "{:?}", s.validate());
+    }
+
+    #[test]
+    fn no_motion_is_not_saved() {
+        let samples = vec![[0.0, 0.0]; 50];
+        assert!(finish(&Settings::default(), &samples, &[]).is_err());
+    }
+
+    #[test]
+    fn the_wizard_walks_through_its_steps_hands_free() {
+        let mut w = Wizard::new(Settings::default());
+        let mut snap = Snapshot { state: TrackState::Tracking, ..Snapshot::default() };
+        // Instead of waiting in real time, jump the step clock.
+        w.since = Instant::now() - std::time::Duration::from_millis(600);
+        w.update(&snap);
+        assert_eq!(w.step, Step::Range(0));
+        for i in 0..TARGETS.len() {
+            let t = TARGETS[i];
+            snap.displacement = Some([f64::from(t[0] - 0.5) * 0.3, f64::from(t[1] - 0.5) * 0.15]);
+            w.since = Instant::now() - std::time::Duration::from_millis(1000);
+            w.update(&snap);
+            w.since = Instant::now() - std::time::Duration::from_millis(2600);
+            w.update(&snap);
+        }
+        assert_eq!(w.step, Step::Brows);
+        for _ in 0..RAISES {
+            for lift in [0.03, 0.09, 0.06, 0.0] {
+                snap.brow_lift = lift;
+                w.update(&snap);
+            }
+        }
+        assert!(matches!(w.step, Step::Done(_)), "{:?}", w.step);
+        assert!(w.progress() >= 0.999);
+    }
+}
