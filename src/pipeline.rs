@@ -40,22 +40,7 @@ impl Pipeline {
             intents: Intents::default(),
             obs: Observation::default(),
             commands: Vec::with_capacity(8),
-            record: TraceRecord {
-                frame: 0,
-                t_ms: 0.0,
-                state: crate::events::TrackState::Searching,
-                le: None,
-                re: None,
-                lb: None,
-                rb: None,
-                feature: None,
-                eyes_closed: false,
-                brows_raised: false,
-                pose: None,
-                pointer: None,
-                events: Vec::with_capacity(8),
-                proc_us: 0,
-            },
+            record: TraceRecord { events: Vec::with_capacity(8), ..TraceRecord::default() },
         }
     }
 

@@ -10,7 +10,7 @@ use crate::events::{Event, Point, TrackState};
 use crate::pose::Pose;
 
 /// One line of the trace. Every key is written on every line (`null` where unknown).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TraceRecord {
     pub frame: u64,
     pub t_ms: f64,

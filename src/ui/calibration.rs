@@ -101,12 +101,12 @@ impl Wizard {
     pub fn update(&mut self, s: &Snapshot) {
         match self.step.clone() {
             Step::Blink => {
-                if s.state == TrackState::Tracking && self.elapsed_ms() > 500.0 {
+                if s.record.state == TrackState::Tracking && self.elapsed_ms() > 500.0 {
                     self.next(Step::Range(0));
                 }
             }
             Step::Range(i) => {
-                if self.elapsed_ms() >= SETTLE_MS && s.state == TrackState::Tracking && !s.eyes_closed {
+                if self.elapsed_ms() >= SETTLE_MS && s.record.state == TrackState::Tracking && !s.record.eyes_closed {
                     if let Some(d) = s.displacement {
                         self.samples.push(d);
                     }
@@ -202,7 +202,8 @@ mod tests {
     #[test]
     fn the_wizard_walks_through_its_steps_hands_free() {
         let mut w = Wizard::new(Settings::default());
-        let mut snap = Snapshot { state: TrackState::Tracking, ..Snapshot::default() };
+        let mut snap = Snapshot::default();
+        snap.record.state = TrackState::Tracking;
         // Instead of waiting in real time, jump the step clock.
         w.since = Instant::now() - std::time::Duration::from_millis(600);
         w.update(&snap);

@@ -19,7 +19,7 @@ use std::time::Instant;
 use eframe::egui::{self, Color32, RichText, Stroke};
 use serde::{Deserialize, Serialize};
 
-use crate::events::{Event, TrackState};
+use crate::events::TrackState;
 use crate::menus::{self, Navigator, Outcome, Scanner};
 use crate::profile::{Profile, Settings};
 
@@ -191,7 +191,7 @@ fn state_text(s: &Snapshot) -> (String, Color32) {
     if s.paused {
         return ("Paused — hold your eyebrows up to resume".into(), Color32::from_rgb(200, 120, 0));
     }
-    match s.state {
+    match s.record.state {
         TrackState::Searching => ("Searching — look at the screen and blink naturally".into(), Color32::from_rgb(40, 90, 200)),
         TrackState::Initializing => ("Initializing — keep blinking naturally".into(), Color32::from_rgb(40, 90, 200)),
         TrackState::Tracking => ("Tracking".into(), Color32::from_rgb(0, 140, 60)),
@@ -282,7 +282,7 @@ impl eframe::App for FacemouseApp {
                         ui.label("No camera found");
                     }
                 });
-                ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
+                ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.record.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
                 if !self.status_message.is_empty() {
                     ui.label(&self.status_message);
                 }
@@ -410,19 +410,19 @@ fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot
     let (fw, fh) = (s.frame_size.0.max(1) as f32, s.frame_size.1.max(1) as f32);
     let map = |pt: [f64; 2]| egui::pos2(r.rect.left() + pt[0] as f32 / fw * r.rect.width(), r.rect.top() + pt[1] as f32 / fh * r.rect.height());
     let k = r.rect.width() / fw;
-    if let (Some(le), Some(re)) = (s.le, s.re) {
+    if let (Some(le), Some(re)) = (s.record.le, s.record.re) {
         let iod = (((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt() as f32) * k;
-        let eye_colour = if s.eyes_closed { Color32::RED } else { Color32::GREEN };
+        let eye_colour = if s.record.eyes_closed { Color32::RED } else { Color32::GREEN };
         for e in [le, re] {
             p.circle_stroke(map(e), 0.12 * iod, Stroke::new(2.0, eye_colour));
             // The eye's search window.
             p.rect_stroke(egui::Rect::from_center_size(map(e), egui::vec2(0.85 * iod, 0.6 * iod)), 0.0, Stroke::new(1.0, Color32::from_white_alpha(120)), egui::StrokeKind::Middle);
         }
-        let brow_colour = if s.brows_raised { Color32::from_rgb(255, 140, 0) } else { Color32::from_rgb(0, 180, 255) };
-        for b in [s.lb, s.rb].into_iter().flatten() {
+        let brow_colour = if s.record.brows_raised { Color32::from_rgb(255, 140, 0) } else { Color32::from_rgb(0, 180, 255) };
+        for b in [s.record.lb, s.record.rb].into_iter().flatten() {
             p.line_segment([map(b) - egui::vec2(0.2 * iod, 0.0), map(b) + egui::vec2(0.2 * iod, 0.0)], Stroke::new(3.0, brow_colour));
         }
-        if let Some(f) = s.feature {
+        if let Some(f) = s.record.feature {
             p.circle_filled(map(f), 5.0, Color32::YELLOW);
         }
     }
@@ -477,10 +477,4 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e} (is there a display? on Linux, DISPLAY must name an X server)"))
-}
-
-/// Whether a list of events holds a click (for the scanning switch).
-#[must_use]
-pub fn has_click(events: &[Event]) -> bool {
-    events.iter().any(|e| matches!(e, Event::ClickLeft | Event::ClickRight | Event::ClickDouble))
 }

@@ -13,7 +13,8 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::capture::{self, CameraSelector, SourceSpec, Taken};
-use crate::events::{Event, Point, TrackState};
+use crate::events::{Event, Point};
+use crate::trace::TraceRecord;
 use crate::output::{Command, DesktopSink, NullSink, PointerSink};
 use crate::pipeline::Pipeline;
 use crate::profile::Settings;
@@ -51,20 +52,13 @@ pub struct Preview {
 /// What the worker publishes after each frame.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    pub state: TrackState,
+    /// The frame's trace record (state, positions, events, time).
+    pub record: TraceRecord,
     pub paused: bool,
-    pub le: Option<Point>,
-    pub re: Option<Point>,
-    pub lb: Option<Point>,
-    pub rb: Option<Point>,
-    pub feature: Option<Point>,
-    pub eyes_closed: bool,
-    pub brows_raised: bool,
     /// Mean eye closure (0 open, 1 like a blink) and brow lift (eye distances).
     pub closure: f64,
     pub brow_lift: f64,
     pub fps: f64,
-    pub proc_us: u64,
     pub source: String,
     pub frame_size: (i32, i32),
     pub preview: Option<Arc<Preview>>,
@@ -266,15 +260,11 @@ fn run(
             .ok();
             handle.slot().recycle(frame);
             publish(snapshot, repaint, |s| {
-                s.state = rec.state;
+                s.record = rec;
                 s.paused = paused;
-                (s.le, s.re, s.lb, s.rb, s.feature) = (rec.le, rec.re, rec.lb, rec.rb, rec.feature);
-                s.eyes_closed = rec.eyes_closed;
-                s.brows_raised = rec.brows_raised;
                 s.closure = f64::midpoint(obs.closure.0, obs.closure.1);
                 s.brow_lift = obs.brow_lift;
                 s.fps = fps;
-                s.proc_us = rec.proc_us;
                 s.source.clone_from(&name);
                 s.frame_size = (w, h);
                 s.preview = preview.map(Arc::new);
