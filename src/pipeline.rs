@@ -27,6 +27,8 @@ pub struct Pipeline {
     obs: Observation,
     commands: Vec<Command>,
     record: TraceRecord,
+    /// Events from requests between frames (pause from the window), for the next record.
+    pending_events: Vec<crate::events::Event>,
 }
 
 impl Pipeline {
@@ -41,6 +43,7 @@ impl Pipeline {
             obs: Observation::default(),
             commands: Vec::with_capacity(8),
             record: TraceRecord { events: Vec::with_capacity(8), ..TraceRecord::default() },
+            pending_events: Vec::new(),
         }
     }
 
@@ -61,8 +64,7 @@ impl Pipeline {
     /// Pauses or resumes (from the window); returns the commands that leave nothing pressed.
     pub fn set_paused(&mut self, paused: bool) -> Vec<Command> {
         let mut commands = Vec::new();
-        let mut events = Vec::new();
-        self.switch.set_paused(paused, &mut commands, &mut events);
+        self.switch.set_paused(paused, &mut commands, &mut self.pending_events);
         self.intents.hold_pointer = paused;
         commands
     }
@@ -109,6 +111,7 @@ impl Pipeline {
         let pointer = self.pointer.map(&self.obs, pose.as_ref(), frame.t_ms, self.intents.hold_pointer);
         let rec = &mut self.record;
         rec.events.clear();
+        rec.events.append(&mut self.pending_events);
         rec.events.extend_from_slice(&self.obs.events);
         self.intents = self.switch.decide(&self.obs, pointer.pos, pointer.dwell, frame.t_ms, &mut self.commands, &mut rec.events);
         if let Some(p) = self.intents.pointer_to {
