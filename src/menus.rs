@@ -199,6 +199,51 @@ pub fn load_dir(dir: &Path) -> Result<BTreeMap<String, Menu>, MenuError> {
     Ok(menus)
 }
 
+impl MenuAction {
+    /// The action back in the file's form.
+    fn write(&self, it: &mut ItemFile) {
+        match self {
+            Self::Submenu(s) => it.submenu = Some(s.clone()),
+            Self::Launch(l) => it.launch = Some(l.clone()),
+            Self::Type(t) => it.text = Some(t.clone()),
+            Self::Keys(k) => it.keys = Some(k.clone()),
+            Self::Url(u) => it.url = Some(u.clone()),
+            Self::Back => it.action = Some("back".into()),
+            Self::Home => it.action = Some("home".into()),
+            Self::Pause => it.action = Some("pause".into()),
+            Self::Close => it.action = Some("close".into()),
+        }
+    }
+}
+
+impl Menu {
+    /// The menu as a file.
+    #[must_use]
+    pub fn to_file(&self) -> MenuFile {
+        MenuFile {
+            title: self.title.clone(),
+            items: self
+                .items
+                .iter()
+                .map(|i| {
+                    let mut f = ItemFile { label: i.label.clone(), ..ItemFile::default() };
+                    i.action.write(&mut f);
+                    f
+                })
+                .collect(),
+        }
+    }
+
+    /// Writes the menu to `path` atomically.
+    ///
+    /// # Errors
+    /// A folder that cannot be written.
+    pub fn save(&self, path: &Path) -> Result<(), MenuError> {
+        let text = toml::to_string_pretty(&self.to_file()).map_err(|e| MenuError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
+        crate::profile::write_atomic(path, &text).map_err(|e| MenuError::Read { path: path.to_path_buf(), reason: e.to_string() })
+    }
+}
+
 /// What selecting an item asks the app to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -231,6 +276,23 @@ impl Navigator {
     pub fn current(&self) -> &Menu {
         let name = self.stack.last().map_or(HOME, String::as_str);
         self.menus.get(name).or_else(|| self.menus.get(HOME)).unwrap_or_else(|| unreachable_menu())
+    }
+
+    /// The open menu, to edit.
+    pub fn current_mut(&mut self) -> Option<&mut Menu> {
+        let name = self.stack.last().cloned().unwrap_or_else(|| HOME.to_string());
+        self.menus.get_mut(&name)
+    }
+
+    /// Adds (or replaces) a menu.
+    pub fn insert(&mut self, name: &str, menu: Menu) {
+        self.menus.insert(name.to_string(), menu);
+    }
+
+    /// Whether a menu of that name exists.
+    #[must_use]
+    pub fn has(&self, name: &str) -> bool {
+        self.menus.contains_key(name)
     }
 
     /// The open menu's name.
@@ -387,6 +449,14 @@ mod tests {
         assert!(e.contains("does nothing"), "{e}");
         let e = parse(p, "title = \"x\"\n[[items]]\nlabel = \"A\"\nlauch = { program = \"x\" }\n").expect_err("typo").to_string();
         assert!(e.contains("line 4"), "{e}");
+    }
+
+    #[test]
+    fn menus_round_trip_through_their_files() {
+        for (name, m) in shipped() {
+            let text = toml::to_string_pretty(&m.to_file()).expect("toml");
+            assert_eq!(parse(Path::new(&name), &text).expect("parses"), m, "{name}");
+        }
     }
 
     #[test]

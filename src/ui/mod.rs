@@ -8,6 +8,7 @@
 //! frame and wakes the UI; the UI sends [`Intent`]s through a bounded channel.
 
 mod calibration;
+pub mod menu_panel;
 mod worker;
 
 pub use calibration::Wizard;
@@ -20,7 +21,8 @@ use eframe::egui::{self, Color32, RichText, Stroke};
 use serde::{Deserialize, Serialize};
 
 use crate::events::TrackState;
-use crate::menus::{self, Navigator, Outcome, Scanner};
+use crate::menus::{self, Navigator, Outcome};
+use menu_panel::MenuPanel;
 use crate::profile::{Profile, Settings};
 
 pub use worker::{Intent, Snapshot, SourceChoice};
@@ -59,10 +61,8 @@ pub struct FacemouseApp {
     intents: crossbeam_channel::Sender<Intent>,
     texture: Option<egui::TextureHandle>,
     history: VecDeque<(f64, f64, f64)>,
-    nav: Navigator,
+    menu: MenuPanel,
     show_menu: bool,
-    hover: Option<(usize, Instant)>,
-    scanner: Scanner,
     start: Instant,
     last_click_seen: u64,
     status_message: String,
@@ -79,17 +79,16 @@ impl FacemouseApp {
         worker.set_repaint(cc.egui_ctx.clone());
         let ui = profile.settings.ui.clone();
         apply_style(&cc.egui_ctx, &ui);
+        let menu = MenuPanel::new(menus, profile.dir.join("menus"), ui.menu_columns, ui.scanning, ui.scan_step_ms, profile.settings.pointer.dwell_ms);
         Self {
-            scanner: Scanner::new(ui.menu_columns, ui.scan_step_ms),
+            menu,
             profile,
             notes,
             snapshot: worker.snapshot(),
             intents: worker.intents(),
             texture: None,
             history: VecDeque::with_capacity(512),
-            nav: menus,
             show_menu,
-            hover: None,
             start: Instant::now(),
             last_click_seen: 0,
             status_message: String::new(),
@@ -220,10 +219,8 @@ impl eframe::App for FacemouseApp {
         if snap.clicks > self.last_click_seen {
             self.last_click_seen = snap.clicks;
             if self.show_menu && self.settings().ui.scanning {
-                if let Some(i) = self.scanner.switch(t * 1000.0) {
-                    if let Some(o) = self.nav.select(i) {
-                        self.run_outcome(o);
-                    }
+                if let Some(o) = self.menu.switch(t * 1000.0) {
+                    self.run_outcome(o);
                 }
             }
         }
@@ -266,6 +263,7 @@ impl eframe::App for FacemouseApp {
                 let mut scanning = self.profile.settings.ui.scanning;
                 if ui.checkbox(&mut scanning, big("Scanning")).changed() {
                     self.profile.settings.ui.scanning = scanning;
+                    self.menu.scanning = scanning;
                     self.save_profile();
                 }
                 let cameras = crate::capture::list_cameras();
@@ -290,7 +288,11 @@ impl eframe::App for FacemouseApp {
         });
         self.control_hover = hover;
         if self.show_menu {
-            egui::Panel::right("menu").min_size(0.5 * ui.available_width()).show(ui, |ui| self.menu_ui(ui, t));
+            let mut outcome = None;
+            egui::Panel::right("menu").min_size(0.5 * ui.available_width()).show(ui, |ui| outcome = self.menu.show(ui, t * 1000.0));
+            if let Some(o) = outcome {
+                self.run_outcome(o);
+            }
         }
         egui::CentralPanel::default().show(ui, |ui| {
             preview_ui(ui, self.texture.as_ref(), &snap);
@@ -339,61 +341,6 @@ impl FacemouseApp {
             None => self.wizard = Some(w),
         }
         ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
-    }
-
-    fn menu_ui(&mut self, ui: &mut egui::Ui, t: f64) {
-        let menu = self.nav.current().clone();
-        ui.heading(RichText::new(&menu.title).size(28.0));
-        let cols = self.settings().ui.menu_columns.max(1);
-        let scanning = self.settings().ui.scanning;
-        if scanning {
-            self.scanner.tick(t * 1000.0, menu.items.len());
-        }
-        let (row, item) = self.scanner.highlight();
-        let dwell_ms = self.settings().pointer.dwell_ms;
-        let mut chosen = None;
-        egui::Grid::new("menu-grid").spacing([12.0, 12.0]).show(ui, |ui| {
-            for (i, it) in menu.items.iter().enumerate() {
-                let lit = scanning && (item == Some(i) || (item.is_none() && i / cols == row));
-                let mut b = egui::Button::new(RichText::new(&it.label).size(22.0)).min_size(egui::vec2(150.0, 80.0));
-                if lit {
-                    b = b.fill(Color32::from_rgb(255, 210, 0));
-                }
-                let r = ui.add(b);
-                if r.clicked() {
-                    chosen = Some(i);
-                }
-                // Dwell: resting the pointer on a target selects it.
-                if r.hovered() {
-                    match self.hover {
-                        Some((h, since)) if h == i => {
-                            let frac = since.elapsed().as_secs_f64() * 1000.0 / dwell_ms;
-                            ui.painter().rect_stroke(r.rect.shrink(3.0), 6.0, Stroke::new(4.0 * frac.min(1.0) as f32, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
-                            if frac >= 1.0 {
-                                chosen = Some(i);
-                                self.hover = None;
-                            }
-                        }
-                        _ => self.hover = Some((i, Instant::now())),
-                    }
-                    ui.ctx().request_repaint();
-                }
-                if (i + 1) % cols == 0 {
-                    ui.end_row();
-                }
-            }
-        });
-        if self.nav.depth() > 1 {
-            ui.add_space(12.0);
-            if ui.button(RichText::new("Back").size(24.0)).clicked() {
-                self.nav.back();
-            }
-        }
-        if let Some(i) = chosen {
-            if let Some(o) = self.nav.select(i) {
-                self.run_outcome(o);
-            }
-        }
     }
 }
 

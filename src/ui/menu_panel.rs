@@ -1,0 +1,211 @@
+//! The navigation menu as drawn: large targets selected by a click (the
+//! switch clicks the real pointer), by dwell, or by single-switch scanning; and
+//! the menu editor (add, remove, reorder and edit items and submenus, saved to
+//! the user's `menus/` folder).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use eframe::egui::{self, Color32, RichText, Stroke};
+
+use crate::menus::{Item, Launch, Menu, MenuAction, Navigator, Outcome, Scanner};
+
+/// What kind of action an edited item has (the editor's choice list).
+const KINDS: [&str; 9] = ["submenu", "keys", "type", "url", "launch", "back", "home", "pause", "close"];
+
+fn kind_of(a: &MenuAction) -> &'static str {
+    match a {
+        MenuAction::Submenu(_) => "submenu",
+        MenuAction::Keys(_) => "keys",
+        MenuAction::Type(_) => "type",
+        MenuAction::Url(_) => "url",
+        MenuAction::Launch(_) => "launch",
+        MenuAction::Back => "back",
+        MenuAction::Home => "home",
+        MenuAction::Pause => "pause",
+        MenuAction::Close => "close",
+    }
+}
+
+fn value_of(a: &MenuAction) -> String {
+    match a {
+        MenuAction::Submenu(s) | MenuAction::Keys(s) | MenuAction::Type(s) | MenuAction::Url(s) => s.clone(),
+        MenuAction::Launch(l) => std::iter::once(l.program.clone()).chain(l.args.iter().cloned()).collect::<Vec<_>>().join(" "),
+        _ => String::new(),
+    }
+}
+
+fn make(kind: &str, value: &str) -> MenuAction {
+    match kind {
+        "submenu" => MenuAction::Submenu(value.trim().to_string()),
+        "keys" => MenuAction::Keys(value.to_string()),
+        "type" => MenuAction::Type(value.to_string()),
+        "url" => MenuAction::Url(value.to_string()),
+        "launch" => {
+            let mut words = value.split_whitespace().map(str::to_string);
+            MenuAction::Launch(Launch { program: words.next().unwrap_or_default(), args: words.collect() })
+        }
+        "home" => MenuAction::Home,
+        "pause" => MenuAction::Pause,
+        "close" => MenuAction::Close,
+        _ => MenuAction::Back,
+    }
+}
+
+/// The menu panel's state.
+pub struct MenuPanel {
+    pub nav: Navigator,
+    pub scanner: Scanner,
+    /// Where the user's menus are saved.
+    pub dir: PathBuf,
+    pub columns: usize,
+    pub scanning: bool,
+    pub dwell_ms: f64,
+    pub editing: bool,
+    hover: Option<(usize, Instant)>,
+    pub message: String,
+}
+
+impl MenuPanel {
+    #[must_use]
+    pub fn new(nav: Navigator, dir: PathBuf, columns: usize, scanning: bool, scan_step_ms: f64, dwell_ms: f64) -> Self {
+        Self { nav, scanner: Scanner::new(columns, scan_step_ms), dir, columns: columns.max(1), scanning, dwell_ms, editing: false, hover: None, message: String::new() }
+    }
+
+    /// The scanning switch (an eyebrow raise's click): enters a row or selects.
+    pub fn switch(&mut self, t_ms: f64) -> Option<Outcome> {
+        let i = self.scanner.switch(t_ms)?;
+        self.nav.select(i)
+    }
+
+    /// Draws the panel; returns what a selection asks the app to do.
+    pub fn show(&mut self, ui: &mut egui::Ui, t_ms: f64) -> Option<Outcome> {
+        let menu = self.nav.current().clone();
+        ui.horizontal(|ui| {
+            ui.heading(RichText::new(&menu.title).size(28.0));
+            let label = if self.editing { "Done editing" } else { "Edit menu" };
+            if ui.button(RichText::new(label).size(18.0)).clicked() {
+                self.editing = !self.editing;
+            }
+        });
+        if self.editing {
+            self.editor(ui, &menu);
+            return None;
+        }
+        if self.scanning {
+            self.scanner.tick(t_ms, menu.items.len());
+        }
+        let (row, item) = self.scanner.highlight();
+        let mut chosen = None;
+        egui::Grid::new("menu-grid").spacing([12.0, 12.0]).show(ui, |ui| {
+            for (i, it) in menu.items.iter().enumerate() {
+                let lit = self.scanning && (item == Some(i) || (item.is_none() && i / self.columns == row));
+                let mut b = egui::Button::new(RichText::new(&it.label).size(22.0)).min_size(egui::vec2(150.0, 80.0));
+                if lit {
+                    b = b.fill(Color32::from_rgb(255, 210, 0));
+                }
+                let r = ui.add(b);
+                if r.clicked() {
+                    chosen = Some(i);
+                }
+                // Dwell: resting the pointer on a target selects it.
+                if r.hovered() {
+                    match self.hover {
+                        Some((h, since)) if h == i => {
+                            let frac = since.elapsed().as_secs_f64() * 1000.0 / self.dwell_ms;
+                            let width = (4.0 * frac.min(1.0)) as f32;
+                            ui.painter().rect_stroke(r.rect.shrink(3.0), 6.0, Stroke::new(width, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
+                            if frac >= 1.0 {
+                                chosen = Some(i);
+                                self.hover = None;
+                            }
+                        }
+                        _ => self.hover = Some((i, Instant::now())),
+                    }
+                    ui.ctx().request_repaint();
+                }
+                if (i + 1) % self.columns == 0 {
+                    ui.end_row();
+                }
+            }
+        });
+        if self.nav.depth() > 1 {
+            ui.add_space(12.0);
+            if ui.button(RichText::new("Back").size(24.0)).clicked() {
+                self.nav.back();
+            }
+        }
+        chosen.and_then(|i| self.nav.select(i))
+    }
+
+    fn editor(&mut self, ui: &mut egui::Ui, menu: &Menu) {
+        let mut edited = menu.clone();
+        let mut changed = false;
+        let mut remove = None;
+        let mut swap = None;
+        egui::Grid::new("menu-editor").spacing([8.0, 8.0]).show(ui, |ui| {
+            for (i, it) in edited.items.iter_mut().enumerate() {
+                changed |= ui.add(egui::TextEdit::singleline(&mut it.label).desired_width(160.0)).changed();
+                let mut kind = kind_of(&it.action).to_string();
+                let mut value = value_of(&it.action);
+                egui::ComboBox::from_id_salt(("kind", i)).selected_text(kind.clone()).show_ui(ui, |ui| {
+                    for k in KINDS {
+                        changed |= ui.selectable_value(&mut kind, k.to_string(), k).changed();
+                    }
+                });
+                changed |= ui.add(egui::TextEdit::singleline(&mut value).desired_width(180.0)).changed();
+                it.action = make(&kind, &value);
+                if ui.button("Up").clicked() && i > 0 {
+                    swap = Some((i - 1, i));
+                }
+                if ui.button("Down").clicked() {
+                    swap = Some((i, i + 1));
+                }
+                if ui.button("Remove").clicked() {
+                    remove = Some(i);
+                }
+                ui.end_row();
+            }
+        });
+        if let Some((a, b)) = swap.filter(|(_, b)| *b < edited.items.len()) {
+            edited.items.swap(a, b);
+            changed = true;
+        }
+        if let Some(i) = remove {
+            edited.items.remove(i);
+            changed = true;
+        }
+        ui.horizontal(|ui| {
+            if ui.button(RichText::new("Add item").size(18.0)).clicked() {
+                edited.items.push(Item { label: "New item".into(), action: MenuAction::Keys("enter".into()) });
+                changed = true;
+            }
+            if ui.button(RichText::new("Add submenu").size(18.0)).clicked() {
+                let name = (1..).map(|n| format!("menu-{n}")).find(|n| !self.nav.has(n)).unwrap_or_else(|| "menu-new".into());
+                let sub = Menu { title: "New menu".into(), items: vec![Item { label: "Back".into(), action: MenuAction::Back }] };
+                self.save_menu(&name, &sub);
+                self.nav.insert(&name, sub);
+                edited.items.push(Item { label: "New menu".into(), action: MenuAction::Submenu(name) });
+                changed = true;
+            }
+        });
+        if changed {
+            let name = self.nav.current_name().to_string();
+            self.save_menu(&name, &edited);
+            if let Some(m) = self.nav.current_mut() {
+                *m = edited;
+            }
+        }
+        if !self.message.is_empty() {
+            ui.label(&self.message);
+        }
+    }
+
+    fn save_menu(&mut self, name: &str, menu: &Menu) {
+        let path = self.dir.join(format!("{name}.toml"));
+        self.message = match menu.save(&path) {
+            Ok(()) => format!("Saved {}", path.display()),
+            Err(e) => format!("Not saved: {e}"),
+        };
+    }
+}

@@ -1,0 +1,94 @@
+//! The navigation menu as the user meets it, driven by accessibility label
+//! (egui_kittest): menu → submenu → action and back, scanning with switch
+//! events alone, and the editor, whose change persists.
+
+use std::path::Path;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use facemouse::menus::{self, MenuAction, Navigator, Outcome};
+use facemouse::ui::menu_panel::MenuPanel;
+
+struct State {
+    panel: MenuPanel,
+    outcomes: Vec<Outcome>,
+}
+
+fn harness(dir: &Path, scanning: bool) -> Harness<'static, State> {
+    let menus = menus::load_dir(dir).expect("menus");
+    let panel = MenuPanel::new(Navigator::new(menus), dir.to_path_buf(), 3, scanning, 1000.0, 60_000.0);
+    Harness::builder().with_size(egui::vec2(1200.0, 900.0)).build_ui_state(
+        |ui, s: &mut State| {
+            if let Some(o) = s.panel.show(ui, 0.0) {
+                s.outcomes.push(o);
+            }
+        },
+        State { panel, outcomes: Vec::new() },
+    )
+}
+
+fn user_menus() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for e in std::fs::read_dir(facemouse::data_dir().join("menus")).expect("shipped menus") {
+        let p = e.expect("entry").path();
+        std::fs::copy(&p, tmp.path().join(p.file_name().expect("name"))).expect("copy");
+    }
+    tmp
+}
+
+#[test]
+fn navigate_menu_submenu_action_and_back() {
+    let dir = user_menus();
+    let mut h = harness(dir.path(), false);
+    h.run_steps(2);
+    h.get_by_label("Web browser").click();
+    h.run_steps(2);
+    assert_eq!(h.state().panel.nav.current_name(), "browser");
+    h.get_by_label("New tab").click();
+    h.run_steps(2);
+    assert_eq!(h.state().outcomes, vec![Outcome::Moved, Outcome::Keys("ctrl+t".into())]);
+    // The menu's own Back item, then home again.
+    h.get_all_by_label("Back").next().expect("a Back target").click();
+    h.run_steps(2);
+    assert_eq!(h.state().panel.nav.current_name(), menus::HOME);
+    assert!(h.query_by_label("Web browser").is_some());
+}
+
+#[test]
+fn scanning_selects_the_right_item_with_switch_events_alone() {
+    let dir = user_menus();
+    let mut h = harness(dir.path(), true);
+    h.run_steps(1);
+    // Rows of 3: "Keyboard" is item 4 (row 1, second item). Row 0 is lit at first.
+    let t = |s: f64| s * 1000.0;
+    let p = &mut h.state_mut().panel;
+    p.scanner.tick(t(1.0), 8); // row 1 lit
+    assert_eq!(p.switch(t(1.1)), None); // enter row 1 at item 3
+    p.scanner.tick(t(2.2), 8); // item 4 lit
+    assert_eq!(p.switch(t(2.3)), Some(Outcome::Moved));
+    assert_eq!(p.nav.current_name(), "keyboard");
+    h.run_steps(2);
+    assert!(h.query_by_label("q").is_some(), "the keyboard is showing");
+}
+
+#[test]
+fn the_editor_changes_a_menu_and_it_persists() {
+    let dir = user_menus();
+    let mut h = harness(dir.path(), false);
+    h.run_steps(1);
+    h.get_by_label("Edit menu").click();
+    h.run_steps(2);
+    h.get_by_label("Add item").click();
+    h.run_steps(2);
+    h.get_all_by_label("Remove").next().expect("a Remove button").click(); // removes "Web browser"
+    h.run_steps(2);
+    h.get_by_label("Done editing").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("New item").is_some(), "the new item shows");
+    assert!(h.query_by_label("Web browser").is_none(), "the removed item is gone");
+    // Saved: a fresh load of the user's menus has the change.
+    let again = menus::load_dir(dir.path()).expect("reload");
+    let home = &again[menus::HOME];
+    assert!(home.items.iter().any(|i| i.label == "New item" && i.action == MenuAction::Keys("enter".into())));
+    assert!(!home.items.iter().any(|i| i.label == "Web browser"));
+}
