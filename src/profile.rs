@@ -163,7 +163,43 @@ pub fn shipped_defaults() -> PathBuf {
     crate::data_dir()
 }
 
-/// What [`open`] had to do.
+/// What the calibration wizard records (`calibration.toml` in the profile).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Calibration {
+    pub mapping: crate::pointer::Mapping,
+    pub range: crate::pointer::Range,
+    pub brow_on: f64,
+    pub brow_off: f64,
+}
+
+impl Calibration {
+    /// The calibration in `s`.
+    #[must_use]
+    pub fn of(s: &Settings) -> Self {
+        Self { mapping: s.pointer.mapping, range: s.pointer.range, brow_on: s.vision.brow_on, brow_off: s.vision.brow_off }
+    }
+
+    /// Applies it onto `s`.
+    pub fn apply(&self, s: &mut Settings) {
+        s.pointer.mapping = self.mapping;
+        s.pointer.range = self.range;
+        s.vision.brow_on = self.brow_on;
+        s.vision.brow_off = self.brow_off;
+    }
+
+    /// Writes `calibration.toml` in `dir` atomically.
+    ///
+    /// # Errors
+    /// A folder that cannot be written.
+    pub fn save(&self, dir: &Path) -> Result<(), ProfileError> {
+        let path = dir.join("calibration.toml");
+        let text = toml::to_string_pretty(self).map_err(|e| ProfileError::Parse { path: path.clone(), message: e.to_string() })?;
+        write_atomic(&path, &text)
+    }
+}
+
+/// What [`open_from`] had to do.
 #[derive(Debug, Clone, Default)]
 pub struct OpenNotes {
     /// The profile was created from the shipped defaults.
@@ -215,7 +251,34 @@ pub fn open_from(root: &Path, name: &str) -> Result<(Profile, OpenNotes), Profil
         },
         Err(_) => Settings::default(),
     };
+    let mut settings = settings;
+    let cal_path = dir.join("calibration.toml");
+    if let Ok(text) = std::fs::read_to_string(&cal_path) {
+        let parsed = toml::from_str::<Calibration>(&text).map_err(|e| e.message().to_string()).and_then(|c| {
+            let mut s = settings.clone();
+            c.apply(&mut s);
+            s.validate().map(|()| s).map_err(|(f, why)| format!("field `{f}`: {why}"))
+        });
+        match parsed {
+            Ok(s) => settings = s,
+            Err(why) => {
+                let bak = backup_path(&cal_path);
+                std::fs::rename(&cal_path, &bak).map_err(|err| io(&cal_path, err))?;
+                notes.recovered.push(format!("{}: {why}; kept as {} and not used", cal_path.display(), bak.display()));
+            }
+        }
+    }
     Ok((Profile { name: name.to_string(), dir, settings, from_file: true }, notes))
+}
+
+/// The profiles that exist under `root`, by name.
+#[must_use]
+pub fn list(root: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root.join("profiles"))
+        .map(|d| d.filter_map(Result::ok).filter(|e| e.path().is_dir()).map(|e| e.file_name().to_string_lossy().to_string()).filter(|n| valid_name(n)).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
 }
 
 /// `file.bak`, or `file.bak.2`, … if that exists: an older backup is never overwritten either.
@@ -377,6 +440,25 @@ mod tests {
         let (p, _) = open_from(dir.path(), "gus").expect("open");
         assert_eq!(std::fs::read_to_string(p.dir.join("settings.toml.bak")).expect("first"), "[pointer\n");
         assert!(p.dir.join("settings.toml.bak.2").exists());
+    }
+
+    #[test]
+    fn calibration_is_saved_apart_and_applied_when_opened() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (p, _) = open_from(dir.path(), "jo").expect("open");
+        let mut s = p.settings.clone();
+        s.pointer.mapping = crate::pointer::Mapping::Absolute;
+        s.pointer.range = crate::pointer::Range { left: -0.1, right: 0.2, top: -0.05, bottom: 0.1 };
+        s.vision.brow_on = 0.05;
+        s.vision.brow_off = 0.03;
+        Calibration::of(&s).save(&p.dir).expect("save");
+        let (again, notes) = open_from(dir.path(), "jo").expect("open");
+        assert!(notes.recovered.is_empty());
+        assert_eq!(Calibration::of(&again.settings), Calibration::of(&s));
+        assert_eq!(list(dir.path()), vec!["jo".to_string()]);
+        std::fs::write(p.dir.join("calibration.toml"), "brow_on = \"high\"").expect("write");
+        let (_, notes) = open_from(dir.path(), "jo").expect("open");
+        assert!(notes.recovered[0].contains("calibration.toml.bak"), "{notes:?}");
     }
 
     #[test]

@@ -43,11 +43,13 @@ pub struct UiSettings {
     pub menu_columns: usize,
     /// The camera, remembered by name (empty: the first one).
     pub camera: String,
+    /// A short sound at each click.
+    pub click_sound: bool,
 }
 
 impl Default for UiSettings {
     fn default() -> Self {
-        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new() }
+        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false }
     }
 }
 
@@ -218,6 +220,9 @@ impl eframe::App for FacemouseApp {
         // A click from the switch while scanning selects.
         if snap.clicks > self.last_click_seen {
             self.last_click_seen = snap.clicks;
+            if self.settings().ui.click_sound {
+                play_click();
+            }
             if self.show_menu && self.settings().ui.scanning {
                 if let Some(o) = self.menu.switch(t * 1000.0) {
                     self.run_outcome(o);
@@ -266,6 +271,25 @@ impl eframe::App for FacemouseApp {
                     self.menu.scanning = scanning;
                     self.save_profile();
                 }
+                let mut sound = self.profile.settings.ui.click_sound;
+                if ui.checkbox(&mut sound, big("Click sound")).changed() {
+                    self.profile.settings.ui.click_sound = sound;
+                    self.save_profile();
+                }
+                if let Ok(root) = crate::profile::config_root() {
+                    let names = crate::profile::list(&root);
+                    let mut pick = None;
+                    egui::ComboBox::from_label("Profile").selected_text(self.profile.name.clone()).show_ui(ui, |ui| {
+                        for n in &names {
+                            if ui.selectable_label(*n == self.profile.name, n).clicked() {
+                                pick = Some(n.clone());
+                            }
+                        }
+                    });
+                    if let Some(n) = pick.filter(|n| *n != self.profile.name) {
+                        self.switch_profile(&root, &n, &ctx);
+                    }
+                }
                 let cameras = crate::capture::list_cameras();
                 let current = if self.profile.settings.ui.camera.is_empty() { "first camera".to_string() } else { self.profile.settings.ui.camera.clone() };
                 egui::ComboBox::from_label("Camera").selected_text(current).show_ui(ui, |ui| {
@@ -288,8 +312,21 @@ impl eframe::App for FacemouseApp {
         });
         self.control_hover = hover;
         if self.show_menu {
+            // The menu is its own always-on-top window, so it stays over the applications it drives.
             let mut outcome = None;
-            egui::Panel::right("menu").min_size(0.5 * ui.available_width()).show(ui, |ui| outcome = self.menu.show(ui, t * 1000.0));
+            let mut closed = false;
+            let menu = &mut self.menu;
+            ctx.show_viewport_immediate(
+                egui::ViewportId::from_hash_of("facemouse-menu"),
+                egui::ViewportBuilder::default().with_title("Facemouse menu").with_always_on_top().with_inner_size([760.0, 600.0]),
+                |ui, _class| {
+                    egui::CentralPanel::default().show(ui, |ui| outcome = menu.show(ui, t * 1000.0));
+                    closed = ui.ctx().input(|i| i.viewport().close_requested());
+                },
+            );
+            if closed {
+                self.show_menu = false;
+            }
             if let Some(o) = outcome {
                 self.run_outcome(o);
             }
@@ -309,6 +346,25 @@ impl eframe::App for FacemouseApp {
 }
 
 impl FacemouseApp {
+    /// Another user's profile, applied live: settings, style and menus.
+    fn switch_profile(&mut self, root: &std::path::Path, name: &str, ctx: &egui::Context) {
+        match crate::profile::open_from(root, name) {
+            Ok((p, notes)) => {
+                self.notes = notes.recovered;
+                apply_style(ctx, &p.settings.ui);
+                self.send(Intent::Settings(Box::new(p.settings.clone())));
+                let dir = p.dir.join("menus");
+                if let Ok(m) = menus::load_dir(&dir) {
+                    let ui = &p.settings.ui;
+                    self.menu = MenuPanel::new(Navigator::new(m), dir, ui.menu_columns, ui.scanning, ui.scan_step_ms, p.settings.pointer.dwell_ms);
+                }
+                self.status_message = format!("Profile {name}");
+                self.profile = p;
+            }
+            Err(e) => self.status_message = format!("Cannot open profile {name}: {e}"),
+        }
+    }
+
     fn wizard_ui(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         let Some(mut w) = self.wizard.take() else { return };
         w.update(snap);
@@ -333,14 +389,55 @@ impl FacemouseApp {
         match finished {
             Some(Ok(s)) => {
                 self.profile.settings = s.clone();
-                self.send(Intent::Settings(Box::new(s)));
+                self.send(Intent::Settings(Box::new(s.clone())));
                 self.save_profile();
-                self.status_message = "Calibration saved".into();
+                self.status_message = match crate::profile::Calibration::of(&s).save(&self.profile.dir) {
+                    Ok(()) => "Calibration saved".into(),
+                    Err(e) => format!("Calibration not saved: {e}"),
+                };
             }
             Some(Err(why)) => self.status_message = format!("Calibration not saved: {why}"),
             None => self.wizard = Some(w),
         }
         ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A short click sound through the system's player, if there is one (never blocks).
+fn play_click() {
+    static WAV: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    let path = WAV.get_or_init(|| {
+        // 60 ms of a 1 kHz tone, 16-bit mono at 16 kHz.
+        let rate = 16_000u32;
+        let n = rate * 60 / 1000;
+        let mut data = Vec::with_capacity(44 + 2 * n as usize);
+        let len = 2 * n;
+        for (tag, v) in [(b"RIFF", 36 + len), (b"WAVE", 0), (b"fmt ", 16)] {
+            data.extend_from_slice(tag);
+            if tag != b"WAVE" {
+                data.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        for v in [1u16, 1] {
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+        data.extend_from_slice(&rate.to_le_bytes());
+        data.extend_from_slice(&(rate * 2).to_le_bytes());
+        for v in [2u16, 16] {
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+        data.extend_from_slice(b"data");
+        data.extend_from_slice(&len.to_le_bytes());
+        for i in 0..n {
+            let s = (f64::from(i) / f64::from(rate) * 1000.0 * std::f64::consts::TAU).sin() * 8000.0 * (1.0 - f64::from(i) / f64::from(n));
+            data.extend_from_slice(&(s as i16).to_le_bytes());
+        }
+        let p = std::env::temp_dir().join("facemouse-click.wav");
+        std::fs::write(&p, data).ok().map(|()| p)
+    });
+    if let Some(p) = path.clone() {
+        let (player, quiet): (&str, &[&str]) = if cfg!(target_os = "macos") { ("afplay", &[]) } else { ("aplay", &["-q"]) };
+        let _ = std::process::Command::new(player).args(quiet).arg(&p).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn();
     }
 }
 
