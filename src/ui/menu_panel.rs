@@ -4,9 +4,8 @@
 //! the user's `menus/` folder).
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use eframe::egui::{self, Color32, RichText, Stroke};
+use eframe::egui::{self, Color32, RichText};
 
 use crate::menus::{Item, Launch, Menu, MenuAction, Navigator, Outcome, Scanner};
 
@@ -62,7 +61,7 @@ pub struct MenuPanel {
     pub scanning: bool,
     pub dwell_ms: f64,
     pub editing: bool,
-    hover: Option<(usize, Instant)>,
+    hover: Option<super::Dwell>,
     pub message: String,
 }
 
@@ -108,21 +107,9 @@ impl MenuPanel {
                 if r.clicked() {
                     chosen = Some(i);
                 }
-                // Dwell: resting the pointer on a target selects it.
-                if r.hovered() {
-                    match self.hover {
-                        Some((h, since)) if h == i => {
-                            let frac = since.elapsed().as_secs_f64() * 1000.0 / self.dwell_ms;
-                            let width = (4.0 * frac.min(1.0)) as f32;
-                            ui.painter().rect_stroke(r.rect.shrink(3.0), 6.0, Stroke::new(width, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
-                            if frac >= 1.0 {
-                                chosen = Some(i);
-                                self.hover = None;
-                            }
-                        }
-                        _ => self.hover = Some((i, Instant::now())),
-                    }
-                    ui.ctx().request_repaint();
+                // Dwell: resting the pointer on a target selects it (once, until the pointer leaves).
+                if super::dwell(ui, &r, r.id, &mut self.hover, self.dwell_ms) {
+                    chosen = Some(i);
                 }
                 if (i + 1) % self.columns == 0 {
                     ui.end_row();

@@ -69,7 +69,7 @@ pub struct FacemouseApp {
     last_click_seen: u64,
     status_message: String,
     wizard: Option<Wizard>,
-    control_hover: Option<(egui::Id, Instant)>,
+    control_hover: Option<Dwell>,
     // Last, so it stops after the rest is gone.
     _worker: worker::Worker,
 }
@@ -144,35 +144,43 @@ impl FacemouseApp {
 
 /// A button that is pressed by a click or by resting the pointer on it for the
 /// dwell time (a frame fills while it counts), so every control is reachable
-/// hands-free.
-fn dwell_button(ui: &mut egui::Ui, text: RichText, hover: &mut Option<(egui::Id, Instant)>, dwell_ms: f64) -> bool {
+/// hands-free. After a dwell fires, the pointer must leave the button before it
+/// can fire again: resting on it longer never repeats.
+fn dwell_button(ui: &mut egui::Ui, text: RichText, hover: &mut Option<Dwell>, dwell_ms: f64) -> bool {
     let r = ui.button(text);
-    if r.clicked() {
-        *hover = None;
-        return true;
-    }
+    let fired = dwell(ui, &r, r.id, hover, dwell_ms);
+    r.clicked() || fired
+}
+
+/// Dwell state: which target, since when, and whether it has fired.
+pub type Dwell = (egui::Id, Instant, bool);
+
+/// Tracks dwell on `r` (identified by `id`); true once when the dwell completes.
+pub fn dwell(ui: &egui::Ui, r: &egui::Response, id: egui::Id, hover: &mut Option<Dwell>, dwell_ms: f64) -> bool {
     if !r.hovered() {
-        if hover.is_some_and(|(id, _)| id == r.id) {
+        if hover.is_some_and(|(h, _, _)| h == id) {
             *hover = None;
         }
         return false;
     }
     match *hover {
-        Some((id, since)) if id == r.id => {
+        Some((h, _, true)) if h == id => false,
+        Some((h, since, false)) if h == id => {
             let frac = since.elapsed().as_secs_f64() * 1000.0 / dwell_ms;
             ui.painter().rect_stroke(r.rect, 4.0, Stroke::new((4.0 * frac.min(1.0)) as f32, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
             ui.ctx().request_repaint();
             if frac >= 1.0 {
-                *hover = None;
+                *hover = Some((id, since, true));
                 return true;
             }
+            false
         }
         _ => {
-            *hover = Some((r.id, Instant::now()));
+            *hover = Some((id, Instant::now(), false));
             ui.ctx().request_repaint();
+            false
         }
     }
-    false
 }
 
 fn apply_style(ctx: &egui::Context, ui: &UiSettings) {
@@ -259,51 +267,41 @@ impl eframe::App for FacemouseApp {
                 if dwell_button(ui, big("Calibrate"), &mut hover, dwell_ms) {
                     self.wizard = Some(Wizard::new(self.profile.settings.clone()));
                 }
-                let mut hc = self.profile.settings.ui.high_contrast;
-                if ui.checkbox(&mut hc, big("High contrast")).changed() {
-                    self.profile.settings.ui.high_contrast = hc;
+                // Toggles and pickers are buttons too, so dwell reaches them: a
+                // toggle flips, a picker steps to the next choice.
+                let on = |b: bool| if b { "on" } else { "off" };
+                let ui_s = self.profile.settings.ui.clone();
+                if dwell_button(ui, big(&format!("High contrast: {}", on(ui_s.high_contrast))), &mut hover, dwell_ms) {
+                    self.profile.settings.ui.high_contrast = !ui_s.high_contrast;
                     apply_style(&ctx, &self.profile.settings.ui);
                     self.save_profile();
                 }
-                let mut scanning = self.profile.settings.ui.scanning;
-                if ui.checkbox(&mut scanning, big("Scanning")).changed() {
-                    self.profile.settings.ui.scanning = scanning;
-                    self.menu.scanning = scanning;
+                if dwell_button(ui, big(&format!("Scanning: {}", on(ui_s.scanning))), &mut hover, dwell_ms) {
+                    self.profile.settings.ui.scanning = !ui_s.scanning;
+                    self.menu.scanning = !ui_s.scanning;
                     self.save_profile();
                 }
-                let mut sound = self.profile.settings.ui.click_sound;
-                if ui.checkbox(&mut sound, big("Click sound")).changed() {
-                    self.profile.settings.ui.click_sound = sound;
+                if dwell_button(ui, big(&format!("Click sound: {}", on(ui_s.click_sound))), &mut hover, dwell_ms) {
+                    self.profile.settings.ui.click_sound = !ui_s.click_sound;
                     self.save_profile();
                 }
                 if let Ok(root) = crate::profile::config_root() {
                     let names = crate::profile::list(&root);
-                    let mut pick = None;
-                    egui::ComboBox::from_label("Profile").selected_text(self.profile.name.clone()).show_ui(ui, |ui| {
-                        for n in &names {
-                            if ui.selectable_label(*n == self.profile.name, n).clicked() {
-                                pick = Some(n.clone());
-                            }
-                        }
-                    });
-                    if let Some(n) = pick.filter(|n| *n != self.profile.name) {
+                    if dwell_button(ui, big(&format!("Profile: {}", self.profile.name)), &mut hover, dwell_ms) && names.len() > 1 {
+                        let next = names.iter().position(|n| *n == self.profile.name).map_or(0, |i| (i + 1) % names.len());
+                        let n = names[next].clone();
                         self.switch_profile(&root, &n, &ctx);
                     }
                 }
                 let cameras = crate::capture::list_cameras();
-                let current = if self.profile.settings.ui.camera.is_empty() { "first camera".to_string() } else { self.profile.settings.ui.camera.clone() };
-                egui::ComboBox::from_label("Camera").selected_text(current).show_ui(ui, |ui| {
-                    for c in &cameras {
-                        if ui.selectable_label(self.profile.settings.ui.camera == c.name, &c.name).clicked() {
-                            self.profile.settings.ui.camera = c.name.clone();
-                            self.send(Intent::Source(SourceChoice::CameraNamed(c.name.clone())));
-                            self.save_profile();
-                        }
-                    }
-                    if cameras.is_empty() {
-                        ui.label("No camera found");
-                    }
-                });
+                let current = if ui_s.camera.is_empty() { "first".to_string() } else { ui_s.camera.clone() };
+                if dwell_button(ui, big(&format!("Camera: {current}")), &mut hover, dwell_ms) && !cameras.is_empty() {
+                    let next = cameras.iter().position(|c| c.name == ui_s.camera).map_or(0, |i| (i + 1) % cameras.len());
+                    let name = cameras[next].name.clone();
+                    self.profile.settings.ui.camera.clone_from(&name);
+                    self.send(Intent::Source(SourceChoice::CameraNamed(name)));
+                    self.save_profile();
+                }
                 ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.record.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
                 if !self.status_message.is_empty() {
                     ui.label(&self.status_message);
