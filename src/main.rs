@@ -280,9 +280,13 @@ fn gui(camera: Option<&str>, profile_name: &str, show_menu: bool, calibrate: boo
     let root = profile::config_root()?;
     let (prof, notes) = profile::open_from(&root, profile_name).context("cannot open the profile")?;
     let mut messages = notes.recovered.clone();
+    let remembered = &prof.settings.ui.camera;
     let source = match camera {
-        Some(sel) => facemouse::ui::SourceChoice::Camera(CameraSelector::parse(sel)),
-        None if !prof.settings.ui.camera.is_empty() => facemouse::ui::SourceChoice::CameraNamed(prof.settings.ui.camera.clone()),
+        // A camera the user names must exist: one clear line, not a window that waits for it.
+        Some(sel) => facemouse::ui::SourceChoice::Camera(CameraSelector::Index(capture::resolve_camera(&CameraSelector::parse(sel))?.index)),
+        None if !remembered.is_empty() && capture::resolve_camera(&CameraSelector::Name(remembered.clone())).is_ok() => {
+            facemouse::ui::SourceChoice::CameraNamed(remembered.clone())
+        }
         None if !capture::list_cameras().is_empty() => facemouse::ui::SourceChoice::Camera(CameraSelector::Index(0)),
         None => {
             messages.push("No camera found: showing the bundled demo clip (the pointer is not driven).".into());

@@ -64,7 +64,11 @@ pub fn list_cameras() -> Vec<CameraEntry> {
         .collect()
 }
 
-fn resolve(sel: &CameraSelector) -> Result<CameraEntry, CaptureError> {
+/// Finds the camera the user named.
+///
+/// # Errors
+/// [`CaptureError::CameraNotFound`], listing the cameras there are.
+pub fn resolve(sel: &CameraSelector) -> Result<CameraEntry, CaptureError> {
     let cams = list_cameras();
     let listed = if cams.is_empty() {
         "no camera is connected".to_string()

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use opencv::core::Mat;
 use opencv::prelude::*;
 
-pub use camera::{CameraSelector, CameraSource, list_cameras};
+pub use camera::{CameraEntry, CameraSelector, CameraSource, list_cameras, resolve as resolve_camera};
 pub use folder::ImageFolderSource;
 pub use slot::{Slot, SlotPolicy, SourceStatus, Taken};
 pub use video::VideoFileSource;
