@@ -54,6 +54,8 @@ impl Default for UiSettings {
 }
 
 const HISTORY_S: f64 = 10.0;
+/// How often the camera and profile lists are looked up again.
+const CHOICES_REFRESH: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The app state (runtime handles apart from persisted settings).
 pub struct FacemouseApp {
@@ -70,6 +72,8 @@ pub struct FacemouseApp {
     status_message: String,
     wizard: Option<Wizard>,
     control_hover: Option<Dwell>,
+    /// Cameras and profiles, looked up every few seconds rather than every frame.
+    choices: (Option<Instant>, Vec<crate::capture::CameraEntry>, Vec<String>),
     // Last, so it stops after the rest is gone.
     _worker: worker::Worker,
 }
@@ -96,6 +100,7 @@ impl FacemouseApp {
             status_message: String::new(),
             wizard: None,
             control_hover: None,
+            choices: (None, Vec::new(), Vec::new()),
             _worker: worker,
         }
     }
@@ -250,6 +255,11 @@ impl eframe::App for FacemouseApp {
                 ui.label(RichText::new(n).color(Color32::from_rgb(200, 30, 30)));
             }
         });
+        if self.choices.0.is_none_or(|t| t.elapsed() >= CHOICES_REFRESH) {
+            let profiles = crate::profile::config_root().map(|r| crate::profile::list(&r)).unwrap_or_default();
+            self.choices = (Some(Instant::now()), crate::capture::list_cameras(), profiles);
+        }
+        let (cameras, names) = (self.choices.1.clone(), self.choices.2.clone());
         let dwell_ms = self.settings().pointer.dwell_ms;
         let mut hover = self.control_hover.take();
         egui::Panel::bottom("controls").show(ui, |ui| {
@@ -286,14 +296,12 @@ impl eframe::App for FacemouseApp {
                     self.save_profile();
                 }
                 if let Ok(root) = crate::profile::config_root() {
-                    let names = crate::profile::list(&root);
                     if dwell_button(ui, big(&format!("Profile: {}", self.profile.name)), &mut hover, dwell_ms) && names.len() > 1 {
                         let next = names.iter().position(|n| *n == self.profile.name).map_or(0, |i| (i + 1) % names.len());
                         let n = names[next].clone();
                         self.switch_profile(&root, &n, &ctx);
                     }
                 }
-                let cameras = crate::capture::list_cameras();
                 let current = if ui_s.camera.is_empty() { "first".to_string() } else { ui_s.camera.clone() };
                 if dwell_button(ui, big(&format!("Camera: {current}")), &mut hover, dwell_ms) && !cameras.is_empty() {
                     let next = cameras.iter().position(|c| c.name == ui_s.camera).map_or(0, |i| (i + 1) % cameras.len());
