@@ -132,8 +132,8 @@ fn round_half_even(x: f64) -> f64 {
     if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 { r - x.signum() } else { r }
 }
 
-/// Linear-interpolation percentile of `v` (sorted in place).
-fn pct(v: &mut [f64], q: f64) -> Option<f64> {
+/// Linear-interpolation percentile of `v` (sorted in place), as the reference scorer computes it.
+pub(crate) fn pct(v: &mut [f64], q: f64) -> Option<f64> {
     if v.is_empty() {
         return None;
     }

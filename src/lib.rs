@@ -39,3 +39,9 @@ pub fn data_dir() -> std::path::PathBuf {
     }
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
+
+/// The bundled demo clip, shown when there is no camera.
+#[must_use]
+pub fn demo_clip() -> std::path::PathBuf {
+    data_dir().join("assets").join("demo").join("clip").join("video.avi")
+}

@@ -158,9 +158,7 @@ fn run() -> Result<()> {
             let mut null = NullSink;
             let sink: &mut dyn PointerSink = if drive {
                 desktop = DesktopSink::new().context("cannot drive the desktop")?;
-                let d = desktop.desktop();
-                (settings.pointer.screen_x, settings.pointer.screen_y) = (d.x, d.y);
-                (settings.pointer.screen_width, settings.pointer.screen_height) = (d.width, d.height);
+                desktop.desktop().fit(&mut settings.pointer);
                 &mut desktop
             } else {
                 &mut null
@@ -290,7 +288,7 @@ fn gui(camera: Option<&str>, profile_name: &str, show_menu: bool, calibrate: boo
         None if !capture::list_cameras().is_empty() => facemouse::ui::SourceChoice::Camera(CameraSelector::Index(0)),
         None => {
             messages.push("No camera found: showing the bundled demo clip (the pointer is not driven).".into());
-            facemouse::ui::SourceChoice::Demo(facemouse::data_dir().join("assets").join("demo").join("clip").join("video.avi"))
+            facemouse::ui::SourceChoice::Demo(facemouse::demo_clip())
         }
     };
     for m in &messages {
@@ -307,7 +305,7 @@ fn live(camera: Option<&str>, profile_name: &str) -> Result<()> {
         Some(sel) => (SourceSpec::Camera(CameraSelector::parse(sel)), false),
         None if !capture::list_cameras().is_empty() => (SourceSpec::Camera(CameraSelector::Index(0)), false),
         None => {
-            let demo = facemouse::data_dir().join("assets").join("demo").join("clip").join("video.avi");
+            let demo = facemouse::demo_clip();
             println!("No camera found: running on the bundled demo clip {} instead.", demo.display());
             (SourceSpec::Video { path: demo, realtime: true }, true)
         }
@@ -318,9 +316,7 @@ fn live(camera: Option<&str>, profile_name: &str) -> Result<()> {
     if !demo {
         match DesktopSink::new() {
             Ok(d) => {
-                let g = d.desktop();
-                (settings.pointer.screen_x, settings.pointer.screen_y) = (g.x, g.y);
-                (settings.pointer.screen_width, settings.pointer.screen_height) = (g.width, g.height);
+                d.desktop().fit(&mut settings.pointer);
                 desktop = Some(d);
             }
             Err(e) => eprintln!("facemouse: {e}; tracking without moving the pointer."),

@@ -102,18 +102,22 @@ pub fn parse_settings(path: &Path, text: &str) -> Result<Settings, ProfileError>
     Ok(settings)
 }
 
-/// The 1-based line where `key` is set inside `[table]`.
-fn line_of(text: &str, table: &str, key: &str) -> Option<usize> {
-    let mut current = String::new();
-    for (i, l) in text.lines().enumerate() {
+/// Every `key = …` line of a TOML text: (1-based line, table, key).
+fn assignments(text: &str) -> impl Iterator<Item = (usize, String, &str)> {
+    let mut table = String::new();
+    text.lines().enumerate().filter_map(move |(i, l)| {
         let t = l.trim();
         if t.starts_with('[') {
-            current = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
-        } else if current == table && t.split_once('=').is_some_and(|(k, _)| k.trim() == key) {
-            return Some(i + 1);
+            table = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+            return None;
         }
-    }
-    None
+        t.split_once('=').map(|(k, _)| (i + 1, table.clone(), k.trim()))
+    })
+}
+
+/// The 1-based line where `key` is set inside `[table]`.
+fn line_of(text: &str, table: &str, key: &str) -> Option<usize> {
+    assignments(text).find(|(_, t, k)| t == table && *k == key).map(|(l, _, _)| l)
 }
 
 fn check(ok: bool, field: &'static str, why: &str) -> Result<(), (&'static str, String)> {
@@ -312,18 +316,9 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), ProfileError> {
 
 /// The dotted name (`table.key`) of the key assigned on 1-based `line`, if any.
 fn field_at(text: &str, line: usize) -> Option<String> {
-    let mut table = String::new();
-    for (i, l) in text.lines().enumerate() {
-        let t = l.trim();
-        if i + 1 == line {
-            let key = t.split_once('=')?.0.trim();
-            return Some(if table.is_empty() { key.to_string() } else { format!("{table}.{key}") });
-        }
-        if t.starts_with('[') {
-            table = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
-        }
-    }
-    None
+    assignments(text)
+        .find(|(l, _, _)| *l == line)
+        .map(|(_, table, key)| if table.is_empty() { key.to_string() } else { format!("{table}.{key}") })
 }
 
 /// Loads profile `name` from `root`.

@@ -38,15 +38,6 @@ pub struct RunSummary {
     pub tracking_frames: u64,
 }
 
-fn percentile(sorted: &[u64], q: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
-    let k = ((sorted.len() - 1) as f64 * q).round() as usize;
-    sorted[k.min(sorted.len() - 1)]
-}
-
 /// Runs `spec` through the pipeline until the source ends or `stop` is set.
 ///
 /// Every trace line is written to `trace` (if given); every command goes to
@@ -162,9 +153,10 @@ pub fn run_handle(
         sink.apply(&c)?;
     }
     summary.dropped = slot.dropped();
-    proc.sort_unstable();
-    summary.proc_us_p50 = percentile(&proc, 0.5);
-    summary.proc_us_p99 = percentile(&proc, 0.99);
+    // The same percentiles as `facemouse eval` and the reference scorer.
+    let mut proc: Vec<f64> = proc.into_iter().map(|v| v as f64).collect();
+    summary.proc_us_p50 = crate::eval::pct(&mut proc, 50.0).unwrap_or(0.0).round() as u64;
+    summary.proc_us_p99 = crate::eval::pct(&mut proc, 99.0).unwrap_or(0.0).round() as u64;
     Ok(summary)
 }
 

@@ -18,6 +18,13 @@ pub struct Desktop {
     pub height: u32,
 }
 
+impl Desktop {
+    /// Makes the pointer map onto this desktop.
+    pub fn fit(&self, p: &mut crate::pointer::PointerSettings) {
+        (p.screen_x, p.screen_y, p.screen_width, p.screen_height) = (self.x, self.y, self.width, self.height);
+    }
+}
+
 /// Drives the real pointer.
 pub struct DesktopSink {
     enigo: Enigo,

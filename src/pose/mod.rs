@@ -67,9 +67,7 @@ pub fn save(m: &Sma, path: &Path) -> Result<(), PoseError> {
         std::fs::create_dir_all(dir).map_err(|e| werr(e.to_string()))?;
     }
     let text = serde_json::to_string(m).map_err(|e| werr(e.to_string()))?;
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text + "\n").map_err(|e| werr(e.to_string()))?;
-    std::fs::rename(&tmp, path).map_err(|e| werr(e.to_string()))
+    crate::profile::write_atomic(path, &(text + "\n")).map_err(|e| werr(e.to_string()))
 }
 
 /// The pose stage. Without a model it estimates nothing (and the pointer's

@@ -170,8 +170,7 @@ fn run(
         let mut s = settings.clone();
         let mut desktop = if demo { None } else { DesktopSink::new().ok() };
         if let Some(d) = &desktop {
-            let g = d.desktop();
-            (s.pointer.screen_x, s.pointer.screen_y, s.pointer.screen_width, s.pointer.screen_height) = (g.x, g.y, g.width, g.height);
+            d.desktop().fit(&mut s.pointer);
         }
         let mut null = NullSink;
         let sink: &mut dyn PointerSink = match desktop.as_mut() {

@@ -73,12 +73,6 @@ impl EyeConfirmer {
         Self { cascade, roi: Mat::default(), scaled: Mat::default(), found: Vector::new() }
     }
 
-    /// A confirmer that accepts every pair (no cascade), for tests.
-    #[must_use]
-    pub fn disabled() -> Self {
-        Self { cascade: None, roi: Mat::default(), scaled: Mat::default(), found: Vector::new() }
-    }
-
     /// Whether a cascade is loaded.
     #[must_use]
     pub fn active(&self) -> bool {

@@ -270,7 +270,7 @@ impl Vision {
         Self::with_confirmer(settings, haar::EyeConfirmer::load())
     }
 
-    /// A vision stage with a given eye confirmer (tests use [`haar::EyeConfirmer::disabled`]).
+    /// A vision stage with a given eye confirmer.
     #[must_use]
     pub fn with_confirmer(settings: VisionSettings, confirm: haar::EyeConfirmer) -> Self {
         Self {
