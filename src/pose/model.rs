@@ -6,17 +6,22 @@
 //! the midpoint of the two eye centres (each the midpoint of its eye corners,
 //! as the labels define them).
 //!
-//! Where the figures come from (adult averages, rounded; Farkas,
-//! *Anthropometry of the Head and Face*, 1994, and the MediaPipe canonical face
-//! mesh for relative depths):
-//! - eye centres ±32 mm: the biocular width (ex–ex ≈ 90 mm) and the
-//!   intercanthal width (en–en ≈ 32 mm) put the corner midpoints ≈ 61–64 mm apart;
-//! - the point between the eyes (sellion / landmark 168) 12 mm in front of the
-//!   eye centres and 2 mm above;
-//! - the nose tip (pronasale / landmark 1) 46 mm below the eye line and 30 mm in
-//!   front (nasal height n–sn ≈ 50 mm, nasal tip protrusion ≈ 20 mm beyond a
-//!   sellion that is itself in front of the eyes);
-//! - eyebrow centres 20 mm above the eyes, 34 mm out and 5 mm forward.
+//! Where the figures come from: the landmarks of MediaPipe's canonical face
+//! mesh (`canonical_face_model.obj`, Apache-2.0; a metric average face, in
+//! centimetres), the same landmarks the labels of `../shared/data` use, so
+//! that the zero pose here is the zero pose there. Rounded to 0.1 mm:
+//! - eye centres ±31.5 mm (each the midpoint of its corners, landmarks
+//!   33/133 and 263/362; an eye distance of 63 mm, as Farkas's
+//!   *Anthropometry of the Head and Face* (1994) gives for adults);
+//! - the point between the eyes (landmark 168) 6.5 mm above the eye line and
+//!   17.7 mm in front of it;
+//! - the nose tip (landmark 1) 37.5 mm below the eye line and 40.1 mm in front;
+//! - eyebrow centres (the mean of the ten brow landmarks a side) 36.3 mm out,
+//!   19.4 mm above and 8.7 mm in front.
+//!
+//! An earlier version guessed the nose from nasal height and protrusion
+//! (46 mm below, 30 mm in front); against the labels' own landmarks that read
+//! every pose about 6–7° too high in pitch.
 
 use nalgebra::{Matrix3, Rotation3, Unit, Vector3};
 use serde::{Deserialize, Serialize};
@@ -37,7 +42,7 @@ pub struct Pose {
 pub const POINTS: [&str; 4] = ["le", "re", "mid", "nose"];
 
 /// The generic face: `POINTS` in millimetres.
-pub const FACE_MM: [[f64; 3]; 4] = [[32.0, 0.0, 0.0], [-32.0, 0.0, 0.0], [0.0, 2.0, 12.0], [0.0, -46.0, 30.0]];
+pub const FACE_MM: [[f64; 3]; 4] = [[31.5, 0.0, 0.0], [-31.5, 0.0, 0.0], [0.0, 6.5, 17.7], [0.0, -37.5, 40.1]];
 
 /// R = Ry(yaw)·Rx(−pitch)·Rz(−roll), the decomposition of the labels.
 #[must_use]

@@ -62,7 +62,7 @@ pub fn generate(n: usize, seed: u64, noise_px: f64) -> Vec<Sample> {
         face[3][1] *= 1.0 + SHAPE_SPREAD * rng.gauss();
         face[3][2] *= 1.0 + 1.5 * SHAPE_SPREAD * rng.gauss();
         let iod_px = 60.0 * rng.uniform(0.75, 1.35);
-        let depth = cam.f * 64.0 / iod_px;
+        let depth = cam.f * (FACE_MM[0][0] - FACE_MM[1][0]) / iod_px;
         let t = Vector3::new(rng.uniform(-0.25, 0.25) * depth, rng.uniform(-0.18, 0.18) * depth, -depth);
         let mut px = cam.project(&face, &model::rotation(&pose), &t);
         for p in &mut px {

@@ -61,7 +61,7 @@ pub enum FeaturePoint {
     /// Between the eyes, on the bridge of the nose (Camera Mouse users' choice).
     #[default]
     MidEyes,
-    /// The nose tip, about 0.7 inter-ocular distances below the eyes.
+    /// The nose tip, about 0.6 inter-ocular distances below the eyes.
     NoseTip,
     /// A point picked on the preview, as an offset from the point between the
     /// eyes in inter-ocular distances (x right, y down).
@@ -137,9 +137,11 @@ const BROW_BAND_SHARE: f64 = 0.5;
 const BROWS_UP_MIN_SHIFT: f64 = 0.02;
 /// Two blink events closer than this are one blink seen twice.
 const BLINK_DEDUPE_MS: f64 = 400.0;
-/// Pose points: where they are taken (eye distances from the eye midpoint) and how far they are searched.
-const MID_ABOVE_IOD: f64 = 0.07;
-const NOSE_BELOW_IOD: f64 = 0.7;
+/// Pose points: where they are taken (eye distances from the eye midpoint:
+/// where the generic face has them, seen from the front) and how far they are searched.
+const MODEL_IOD_MM: f64 = crate::pose::model::FACE_MM[0][0] - crate::pose::model::FACE_MM[1][0];
+const MID_ABOVE_IOD: f64 = crate::pose::model::FACE_MM[2][1] / MODEL_IOD_MM;
+const NOSE_BELOW_IOD: f64 = -crate::pose::model::FACE_MM[3][1] / MODEL_IOD_MM;
 const POSE_POINT_SEARCH: f64 = 0.12;
 /// Eyebrows sit about this far above the eyes (inter-ocular distances).
 const BROW_ABOVE_EYE: f64 = 0.35;
@@ -593,7 +595,7 @@ impl Vision {
         let (e, up) = axes(re, le);
         let feature_from_mid = match self.settings.feature {
             FeaturePoint::MidEyes => [0.0, 0.0],
-            FeaturePoint::NoseTip => [-0.7 * iod * up[0], -0.7 * iod * up[1]],
+            FeaturePoint::NoseTip => [-NOSE_BELOW_IOD * iod * up[0], -NOSE_BELOW_IOD * iod * up[1]],
             FeaturePoint::Picked { dx, dy } => [dx * iod, dy * iod],
         };
         let feature = add(m, feature_from_mid);
@@ -624,7 +626,7 @@ impl Vision {
                 closed_tmpl: None,
             });
         }
-        // The point between the eyes sits a little above the eye line; the nose tip 0.7 eye distances below.
+        // The point between the eyes sits a little above the eye line; the nose tip 0.6 eye distances below.
         let mut pose_points = [(Mat::default(), [0.0; 2], [0.0; 2]), (Mat::default(), [0.0; 2], [0.0; 2])];
         for (slot, (at, size)) in pose_points.iter_mut().zip([
             ([m[0] + MID_ABOVE_IOD * iod * up[0], m[1] + MID_ABOVE_IOD * iod * up[1]], (0.4, 0.4)),
