@@ -16,6 +16,8 @@ use crate::profile::Settings;
 pub const NOISE_PX: [f64; 4] = [0.0, 1.0, 2.0, 4.0];
 /// Test samples per noise level.
 pub const TEST_SAMPLES: usize = 2000;
+/// The K of the extra rows that show why more specialists do not help here.
+pub const K_ANALYSIS: usize = 4;
 
 /// One method at one noise level.
 #[derive(Debug, Clone, Serialize)]
@@ -77,6 +79,21 @@ fn measure(name: &str, noise: f64, set: &[sma::Sample], f: &mut dyn FnMut(&sma::
     }
 }
 
+/// The proposal nearest the true pose: what a perfect feedback function would
+/// pick (a bound, not an estimator: it looks at the answer).
+fn best_proposal(m: &Sma, s: &sma::Sample, cam: &Camera) -> Option<[f64; 3]> {
+    m.proposals(&s.x)
+        .iter()
+        .map(|a| {
+            let p = super::model::from_apparent(&super::Pose { yaw: a[0], pitch: a[1], roll: a[2] }, cam, s.at);
+            [p.yaw, p.pitch, p.roll]
+        })
+        .min_by(|a, b| {
+            let err = |p: &[f64; 3]| (0..3).map(|k| (p[k] - s.y[k]).abs()).sum::<f64>();
+            err(a).total_cmp(&err(b))
+        })
+}
+
 /// Runs the whole evaluation.
 ///
 /// # Errors
@@ -86,12 +103,15 @@ pub fn run(model: &Sma, sequences: &[PathBuf], settings: &Settings) -> anyhow::R
     let cfg = sma::TrainConfig::default();
     let train = sma::generate(cfg.train, cfg.seed, cfg.noise_px);
     let (k1, _) = Sma::fit(&train, 1, cfg.centres, cfg.em_iterations, cfg.seed);
+    let (kn, _) = Sma::fit(&train, K_ANALYSIS, cfg.centres, cfg.em_iterations, cfg.seed);
     let mut rows = Vec::new();
     for (i, &noise) in NOISE_PX.iter().enumerate() {
         let set = sma::generate(TEST_SAMPLES, 77_000 + i as u64, noise);
         let as_array = |p: super::Pose| [p.yaw, p.pitch, p.roll];
         rows.push(measure("SMA K=1 (ablation)", noise, &set, &mut |s| k1.estimate_in(&s.x, &cam, s.at).map(as_array)));
         rows.push(measure(&format!("SMA K={}", model.meta.chosen_k), noise, &set, &mut |s| model.estimate_in(&s.x, &cam, s.at).map(as_array)));
+        rows.push(measure(&format!("SMA K={K_ANALYSIS}, feedback picks"), noise, &set, &mut |s| kn.estimate_in(&s.x, &cam, s.at).map(as_array)));
+        rows.push(measure(&format!("SMA K={K_ANALYSIS}, oracle picks (bound)"), noise, &set, &mut |s| best_proposal(&kn, s, &cam)));
         rows.push(measure("SMA + Gauss-Newton refine", noise, &set, &mut |s| {
             model.estimate(&s.x).map(|p| as_array(super::model::from_apparent(&sma::refine(&p, &s.x, 5), &cam, s.at)))
         }));

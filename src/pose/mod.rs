@@ -111,7 +111,8 @@ impl PoseEstimator {
         self.points.clear();
         self.points.extend([obs.le?, obs.re?, obs.mid?, obs.nose?]);
         let at = [(self.points[0][0] + self.points[1][0]) / 2.0, (self.points[0][1] + self.points[1][1]) / 2.0];
-        model.estimate_in(&model::normalize(&self.points)?, &model::Camera::for_image(width, height), at)
+        let cam = model::Camera::for_image(width, height);
+        model.estimate_in(&model::features(&cam, &self.points)?, &cam, at)
     }
 }
 
@@ -140,6 +141,32 @@ mod tests {
         std::fs::write(&p, "{ not json").expect("write");
         let bad = load(&p).expect_err("corrupt").to_string();
         assert!(bad.contains("damaged") && bad.contains("m.json"), "{bad}");
+    }
+
+    /// Tracking takes the point between the eyes and the nose tip where the
+    /// generic face shows them with the head upright and facing the screen;
+    /// those points must read as pose zero, or every pose is off by a constant.
+    #[test]
+    fn the_points_the_tracker_starts_with_read_as_pose_zero() {
+        let mut est = PoseEstimator::new(Some(load(&default_model_path()).expect("shipped model")));
+        let (w, h) = (640.0, 480.0);
+        let cam = model::Camera::for_image(w, h);
+        for (m, iod) in [([320.0, 240.0], 64.0), ([320.0, 240.0], 90.0), ([200.0, 300.0], 64.0), ([200.0, 300.0], 90.0), ([420.0, 180.0], 45.0)] {
+            let [mid, nose] = model::neutral_offsets(&cam, m, iod);
+            let face = |drop: f64| Observation {
+                le: Some([m[0] + iod / 2.0, m[1]]),
+                re: Some([m[0] - iod / 2.0, m[1]]),
+                mid: Some([m[0] + mid[0] * iod, m[1] - mid[1] * iod]),
+                nose: Some([m[0] + nose[0] * iod, m[1] - (nose[1] - drop) * iod]),
+                ..Observation::default()
+            };
+            // The input does not know how far the face is (it is scale-free),
+            // so the nose's perspective costs up to about 1.5° of pitch near and far.
+            let p = est.estimate(&face(0.0), w, h).expect("pose");
+            assert!(p.yaw.abs() < 1.0 && p.pitch.abs() < 1.5 && p.roll.abs() < 1.0, "at {m:?}, {iod} px: {p:?}");
+            let down = est.estimate(&face(0.1), w, h).expect("pose");
+            assert!(down.pitch < p.pitch - 3.0, "a lower nose is the head tilted down: {down:?} vs {p:?}");
+        }
     }
 
     #[test]

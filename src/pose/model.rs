@@ -119,6 +119,61 @@ pub fn to_apparent(pose: &Pose, cam: &Camera, at: Point) -> Pose {
     decompose(&(ray_rotation(cam, at).transpose() * rotation(pose)))
 }
 
+/// Where the generic face shows the point between the eyes and the nose tip
+/// when the head is upright and faces the screen (pose zero in the camera's
+/// frame), with its eye midpoint seen at `at` and its eyes `iod_px` apart:
+/// offsets from the eye midpoint in eye distances, along the eye line (to the
+/// image right) and up across it, for the point between the eyes and the nose.
+/// Perspective shows the nearer nose a little lower than its proportions say,
+/// and a face off the optical axis a little from the side.
+#[must_use]
+pub fn neutral_offsets(cam: &Camera, at: Point, iod_px: f64) -> [[f64; 2]; 2] {
+    let iod_mm = FACE_MM[0][0] - FACE_MM[1][0];
+    let plain = [[0.0, FACE_MM[2][1] / iod_mm], [0.0, FACE_MM[3][1] / iod_mm]];
+    let ray = Vector3::new((at[0] - cam.cx) / cam.f, -(at[1] - cam.cy) / cam.f, -1.0);
+    let depth = cam.f * iod_mm / iod_px.max(1.0);
+    if depth <= 2.0 * FACE_MM[3][2] {
+        return plain;
+    }
+    let pts = cam.project(&FACE_MM, &Matrix3::identity(), &(ray * depth));
+    let (le, re) = (pts[0], pts[1]);
+    let c = [(le[0] + re[0]) / 2.0, (le[1] + re[1]) / 2.0];
+    let d = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+    if !d.is_finite() || d < 1e-6 {
+        return plain;
+    }
+    let (e, up) = ([(le[0] - re[0]) / d, (le[1] - re[1]) / d], [(le[1] - re[1]) / d, -(le[0] - re[0]) / d]);
+    let rel = |p: Point| {
+        let v = [p[0] - c[0], p[1] - c[1]];
+        [(v[0] * e[0] + v[1] * e[1]) / d, (v[0] * up[0] + v[1] * up[1]) / d]
+    };
+    [rel(pts[2]), rel(pts[3])]
+}
+
+/// The points as a camera turned to look straight at the eye midpoint would
+/// see them. A face off the optical axis is not only seen from the side (see
+/// [`ray_rotation`]) but also stretched by the slanted image plane; turning
+/// the camera virtually removes both, so the pattern depends on the apparent
+/// pose alone, wherever the face is in the image.
+#[must_use]
+pub fn on_axis(cam: &Camera, points: &[Point]) -> Option<Vec<Point>> {
+    let (le, re) = (points.first()?, points.get(1)?);
+    let rt = ray_rotation(cam, [(le[0] + re[0]) / 2.0, (le[1] + re[1]) / 2.0]).transpose();
+    points
+        .iter()
+        .map(|p| {
+            let d = rt * Vector3::new((p[0] - cam.cx) / cam.f, -(p[1] - cam.cy) / cam.f, -1.0);
+            (d.z < -1e-9).then(|| [cam.cx + cam.f * d.x / -d.z, cam.cy - cam.f * d.y / -d.z])
+        })
+        .collect()
+}
+
+/// The input of the pose mappings for points seen by `cam`: [`normalize`] of [`on_axis`].
+#[must_use]
+pub fn features(cam: &Camera, points: &[Point]) -> Option<Vec<f64>> {
+    normalize(&on_axis(cam, points)?)
+}
+
 /// The input of the pose mappings: the points relative to the eye midpoint,
 /// in eye distances (invariant to where the face is and how big).
 #[must_use]
@@ -172,6 +227,24 @@ mod tests {
         let far = normalize(&cam.project(&FACE_MM, &r, &Vector3::new(-48.0, 24.0, -600.0))).expect("input");
         for (a, b) in near.iter().zip(&far) {
             assert!((a - b).abs() < 0.01, "{near:?} vs {far:?}");
+        }
+    }
+
+    #[test]
+    fn features_depend_on_the_apparent_pose_not_on_where_the_face_is() {
+        let cam = Camera::for_image(640.0, 480.0);
+        let apparent = Pose { yaw: 12.0, pitch: -8.0, roll: 4.0 };
+        let centred = features(&cam, &cam.project(&FACE_MM, &rotation(&apparent), &Vector3::new(0.0, 0.0, -550.0))).expect("input");
+        for at in [[90.0, 60.0], [600.0, 400.0], [330.0, 470.0]] {
+            // The same face turned towards the camera along the ray through `at`.
+            let ray = ray_rotation(&cam, at);
+            let t = ray * Vector3::new(0.0, 0.0, -550.0);
+            let px = cam.project(&FACE_MM, &(ray * rotation(&apparent)), &t);
+            let seen = features(&cam, &px).expect("input");
+            let plain = normalize(&px).expect("input");
+            let worst = |v: &[f64]| v.iter().zip(&centred).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(worst(&seen) < 1e-3, "at {at:?}: {seen:?} vs {centred:?}");
+            assert!(worst(&plain) > 0.01, "without turning the camera the pattern changes at {at:?}");
         }
     }
 }

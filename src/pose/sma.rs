@@ -36,6 +36,10 @@ pub struct Sample {
 /// the width and nose height; depths vary 1.5 times as much).
 pub const SHAPE_SPREAD: f64 = 0.04;
 
+/// Eye distances of the generated faces, relative to 60 pixels in a 640-pixel-wide
+/// image: from about 80 cm from the camera to about 35 cm.
+pub const IOD_RANGE: (f64, f64) = (0.7, 1.6);
+
 /// Ranges of the generated poses (degrees).
 pub const YAW: f64 = 45.0;
 pub const PITCH: f64 = 30.0;
@@ -61,7 +65,7 @@ pub fn generate(n: usize, seed: u64, noise_px: f64) -> Vec<Sample> {
         face[2][1] += 1.0 * rng.gauss();
         face[3][1] *= 1.0 + SHAPE_SPREAD * rng.gauss();
         face[3][2] *= 1.0 + 1.5 * SHAPE_SPREAD * rng.gauss();
-        let iod_px = 60.0 * rng.uniform(0.75, 1.35);
+        let iod_px = 60.0 * rng.uniform(IOD_RANGE.0, IOD_RANGE.1);
         let depth = cam.f * (FACE_MM[0][0] - FACE_MM[1][0]) / iod_px;
         let t = Vector3::new(rng.uniform(-0.25, 0.25) * depth, rng.uniform(-0.18, 0.18) * depth, -depth);
         let mut px = cam.project(&face, &model::rotation(&pose), &t);
@@ -69,7 +73,7 @@ pub fn generate(n: usize, seed: u64, noise_px: f64) -> Vec<Sample> {
             p[0] += noise_px * rng.gauss();
             p[1] += noise_px * rng.gauss();
         }
-        if let Some(x) = model::normalize(&px) {
+        if let Some(x) = model::features(&cam, &px) {
             let at = [(px[0][0] + px[1][0]) / 2.0, (px[0][1] + px[1][1]) / 2.0];
             let a = model::to_apparent(&pose, &cam, at);
             out.push(Sample { x, y: [pose.yaw, pose.pitch, pose.roll], y_apparent: [a.yaw, a.pitch, a.roll], at, px });
@@ -505,6 +509,6 @@ mod tests {
         let m = crate::pose::load(&crate::pose::default_model_path()).expect("shipped model");
         let test = generate(500, 99, 1.0);
         let mae = m.mae(&test, false);
-        assert!(mae.iter().all(|e| *e < 4.0), "{mae:?}");
+        assert!(mae.iter().all(|e| *e <= 3.0), "the target is at most 3° per angle at 1 px: {mae:?}");
     }
 }

@@ -137,11 +137,9 @@ const BROW_BAND_SHARE: f64 = 0.5;
 const BROWS_UP_MIN_SHIFT: f64 = 0.02;
 /// Two blink events closer than this are one blink seen twice.
 const BLINK_DEDUPE_MS: f64 = 400.0;
-/// Pose points: where they are taken (eye distances from the eye midpoint:
-/// where the generic face has them, seen from the front) and how far they are searched.
-const MODEL_IOD_MM: f64 = crate::pose::model::FACE_MM[0][0] - crate::pose::model::FACE_MM[1][0];
-const MID_ABOVE_IOD: f64 = crate::pose::model::FACE_MM[2][1] / MODEL_IOD_MM;
-const NOSE_BELOW_IOD: f64 = -crate::pose::model::FACE_MM[3][1] / MODEL_IOD_MM;
+/// Pose points (the point between the eyes and the nose tip) are taken where
+/// the generic face shows them with the head upright and facing the screen
+/// ([`crate::pose::model::neutral_offsets`]), and searched this far (eye distances).
 const POSE_POINT_SEARCH: f64 = 0.12;
 /// Eyebrows sit about this far above the eyes (inter-ocular distances).
 const BROW_ABOVE_EYE: f64 = 0.35;
@@ -593,9 +591,12 @@ impl Vision {
 
         let m = mid(le, re);
         let (e, up) = axes(re, le);
+        let cam = crate::pose::model::Camera::for_image(f64::from(gray.cols()), f64::from(gray.rows()));
+        let [mid_at, nose_at] = crate::pose::model::neutral_offsets(&cam, m, iod)
+            .map(|[a, b]| [m[0] + iod * (a * e[0] + b * up[0]), m[1] + iod * (a * e[1] + b * up[1])]);
         let feature_from_mid = match self.settings.feature {
             FeaturePoint::MidEyes => [0.0, 0.0],
-            FeaturePoint::NoseTip => [-NOSE_BELOW_IOD * iod * up[0], -NOSE_BELOW_IOD * iod * up[1]],
+            FeaturePoint::NoseTip => sub(nose_at, m),
             FeaturePoint::Picked { dx, dy } => [dx * iod, dy * iod],
         };
         let feature = add(m, feature_from_mid);
@@ -626,11 +627,11 @@ impl Vision {
                 closed_tmpl: None,
             });
         }
-        // The point between the eyes sits a little above the eye line; the nose tip 0.6 eye distances below.
+        // The point between the eyes sits a little above the eye line; the nose tip about 0.6 eye distances below.
         let mut pose_points = [(Mat::default(), [0.0; 2], [0.0; 2]), (Mat::default(), [0.0; 2], [0.0; 2])];
         for (slot, (at, size)) in pose_points.iter_mut().zip([
-            ([m[0] + MID_ABOVE_IOD * iod * up[0], m[1] + MID_ABOVE_IOD * iod * up[1]], (0.4, 0.4)),
-            ([m[0] - NOSE_BELOW_IOD * iod * up[0], m[1] - NOSE_BELOW_IOD * iod * up[1]], (0.45, 0.4)),
+            (mid_at, (0.4, 0.4)),
+            (nose_at, (0.45, 0.4)),
         ]) {
             if !ncc::extract(gray, at, px(size.0 * iod), px(size.1 * iod), &mut slot.0)? {
                 return Ok(None);
