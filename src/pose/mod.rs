@@ -110,7 +110,7 @@ impl PoseEstimator {
         let model = self.model.as_ref()?;
         self.points.clear();
         self.points.extend([obs.le?, obs.re?, obs.mid?, obs.nose?]);
-        let at = [(self.points[0][0] + self.points[1][0]) / 2.0, (self.points[0][1] + self.points[1][1]) / 2.0];
+        let at = model::midpoint(self.points[0], self.points[1]);
         let cam = model::Camera::for_image(width, height);
         model.estimate_in(&model::features(&cam, &self.points)?, &cam, at)
     }
@@ -160,10 +160,8 @@ mod tests {
                 nose: Some([m[0] + nose[0] * iod, m[1] - (nose[1] - drop) * iod]),
                 ..Observation::default()
             };
-            // The input does not know how far the face is (it is scale-free),
-            // so the nose's perspective costs up to about 1.5° of pitch near and far.
             let p = est.estimate(&face(0.0), w, h).expect("pose");
-            assert!(p.yaw.abs() < 1.0 && p.pitch.abs() < 1.5 && p.roll.abs() < 1.0, "at {m:?}, {iod} px: {p:?}");
+            assert!(p.yaw.abs() < 1.0 && p.pitch.abs() < 1.0 && p.roll.abs() < 1.0, "at {m:?}, {iod} px: {p:?}");
             let down = est.estimate(&face(0.1), w, h).expect("pose");
             assert!(down.pitch < p.pitch - 3.0, "a lower nose is the head tilted down: {down:?} vs {p:?}");
         }

@@ -54,6 +54,12 @@ pub fn rotation(p: &Pose) -> Matrix3<f64> {
     ry * rx * rz
 }
 
+/// The point halfway between `a` and `b`.
+#[must_use]
+pub fn midpoint(a: Point, b: Point) -> Point {
+    [a[0].midpoint(b[0]), a[1].midpoint(b[1])]
+}
+
 /// A pinhole camera: focal length and principal point in pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Camera {
@@ -137,7 +143,7 @@ pub fn neutral_offsets(cam: &Camera, at: Point, iod_px: f64) -> [[f64; 2]; 2] {
     }
     let pts = cam.project(&FACE_MM, &Matrix3::identity(), &(ray * depth));
     let (le, re) = (pts[0], pts[1]);
-    let c = [(le[0] + re[0]) / 2.0, (le[1] + re[1]) / 2.0];
+    let c = midpoint(le, re);
     let d = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
     if !d.is_finite() || d < 1e-6 {
         return plain;
@@ -158,7 +164,7 @@ pub fn neutral_offsets(cam: &Camera, at: Point, iod_px: f64) -> [[f64; 2]; 2] {
 #[must_use]
 pub fn on_axis(cam: &Camera, points: &[Point]) -> Option<Vec<Point>> {
     let (le, re) = (points.first()?, points.get(1)?);
-    let rt = ray_rotation(cam, [(le[0] + re[0]) / 2.0, (le[1] + re[1]) / 2.0]).transpose();
+    let rt = ray_rotation(cam, midpoint(*le, *re)).transpose();
     points
         .iter()
         .map(|p| {
@@ -168,10 +174,23 @@ pub fn on_axis(cam: &Camera, points: &[Point]) -> Option<Vec<Point>> {
         .collect()
 }
 
-/// The input of the pose mappings for points seen by `cam`: [`normalize`] of [`on_axis`].
+/// The input of the pose mappings for points seen by `cam`: [`normalize`] of
+/// [`on_axis`], with the perspective of the face's depth taken out. A near
+/// face shows its nose, nearer still, larger than a far one does; the
+/// distance, judged from the eye distance, and the generic face's depths undo
+/// that, so the input is the same near and far.
 #[must_use]
 pub fn features(cam: &Camera, points: &[Point]) -> Option<Vec<f64>> {
-    normalize(&on_axis(cam, points)?)
+    let mut p = on_axis(cam, points)?;
+    let iod_px = ((p[0][0] - p[1][0]).powi(2) + (p[0][1] - p[1][1]).powi(2)).sqrt();
+    let depth = cam.f * (FACE_MM[0][0] - FACE_MM[1][0]) / iod_px.max(1e-9);
+    if depth.is_finite() && depth > 2.0 * FACE_MM[3][2] {
+        for (q, m) in p.iter_mut().zip(&FACE_MM) {
+            let s = (depth - m[2]) / depth;
+            *q = [cam.cx + (q[0] - cam.cx) * s, cam.cy + (q[1] - cam.cy) * s];
+        }
+    }
+    normalize(&p)
 }
 
 /// The input of the pose mappings: the points relative to the eye midpoint,
@@ -179,7 +198,7 @@ pub fn features(cam: &Camera, points: &[Point]) -> Option<Vec<f64>> {
 #[must_use]
 pub fn normalize(points: &[Point]) -> Option<Vec<f64>> {
     let (le, re) = (points.first()?, points.get(1)?);
-    let c = [(le[0] + re[0]) / 2.0, (le[1] + re[1]) / 2.0];
+    let c = midpoint(*le, *re);
     let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
     if !iod.is_finite() || iod < 1.0 {
         return None;
@@ -245,6 +264,20 @@ mod tests {
             let worst = |v: &[f64]| v.iter().zip(&centred).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             assert!(worst(&seen) < 1e-3, "at {at:?}: {seen:?} vs {centred:?}");
             assert!(worst(&plain) > 0.01, "without turning the camera the pattern changes at {at:?}");
+        }
+    }
+
+    #[test]
+    fn features_are_the_same_near_and_far() {
+        let cam = Camera::for_image(640.0, 480.0);
+        for pose in [Pose { yaw: 0.0, pitch: 0.0, roll: 0.0 }, Pose { yaw: 20.0, pitch: -10.0, roll: 5.0 }] {
+            let at = |depth: f64| cam.project(&FACE_MM, &rotation(&pose), &Vector3::new(0.0, 0.0, -depth));
+            let (near, far) = (at(350.0), at(900.0));
+            let (fa, fb) = (features(&cam, &near).expect("input"), features(&cam, &far).expect("input"));
+            let (na, nb) = (normalize(&near).expect("input"), normalize(&far).expect("input"));
+            let worst = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+            assert!(worst(&fa, &fb) < 0.01, "{pose:?}: {fa:?} vs {fb:?}");
+            assert!(worst(&na, &nb) > 0.04, "{pose:?}: perspective should show without the correction");
         }
     }
 }
