@@ -201,6 +201,14 @@ fn apply_style(ctx: &egui::Context, ui: &UiSettings) {
     ctx.set_visuals(v);
 }
 
+/// The head pose as the window shows it (degrees, the trace's signs).
+fn pose_line(p: Option<&crate::pose::Pose>) -> String {
+    match p {
+        Some(p) => format!("Head pose: yaw {:+.0}° · pitch {:+.0}° · roll {:+.0}°", p.yaw, p.pitch, p.roll),
+        None => "Head pose: – (while tracking, with the pose model)".into(),
+    }
+}
+
 fn state_text(s: &Snapshot) -> (String, Color32) {
     if s.paused {
         return ("Paused — hold your eyebrows up to resume".into(), Color32::from_rgb(200, 120, 0));
@@ -311,6 +319,7 @@ impl eframe::App for FacemouseApp {
                     self.save_profile();
                 }
                 ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.record.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
+                ui.label(pose_line(snap.record.pose.as_ref()));
                 if !self.status_message.is_empty() {
                     ui.label(&self.status_message);
                 }
@@ -527,4 +536,16 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e} (is there a display? on Linux, DISPLAY must name an X server)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pose_line_shows_signed_degrees_or_says_why_not() {
+        let p = crate::pose::Pose { yaw: 12.4, pitch: -5.2, roll: 0.3 };
+        assert_eq!(pose_line(Some(&p)), "Head pose: yaw +12° · pitch -5° · roll +0°");
+        assert!(pose_line(None).contains("while tracking"));
+    }
 }
