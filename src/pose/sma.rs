@@ -37,7 +37,7 @@ pub struct Sample {
 pub const SHAPE_SPREAD: f64 = 0.04;
 
 /// Eye distances of the generated faces, relative to 60 pixels in a 640-pixel-wide
-/// image: from about 80 cm from the camera to about 35 cm.
+/// image (focal length = image width): from about 1 m from the camera to about 42 cm.
 pub const IOD_RANGE: (f64, f64) = (0.7, 1.6);
 
 /// Ranges of the generated poses (degrees).
