@@ -129,8 +129,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let chain: Vec<String> = e.chain().map(ToString::to_string).collect();
-            eprintln!("facemouse: {}", chain.join(": "));
+            eprintln!("facemouse: {}", one_line(&e));
             ExitCode::from(2)
         }
     }
@@ -367,4 +366,20 @@ fn print_summary(s: &RunSummary, trace: Option<&std::path::Path>) {
         s.proc_us_p99,
         trace.map(|t| format!(", trace {}", t.display())).unwrap_or_default()
     );
+}
+
+/// An error and its causes on one line, each cause once: an error whose
+/// message already quotes its cause does not repeat it.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain().map(ToString::to_string) {
+        if line.contains(&cause) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&cause);
+    }
+    line
 }

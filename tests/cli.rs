@@ -114,6 +114,14 @@ fn a_missing_video_is_one_clear_line() {
 }
 
 #[test]
+fn a_missing_sequence_folder_is_one_clear_line_that_says_things_once() {
+    let out = run(bin().args(["eval", "/no/such/sequence"]));
+    assert_one_line_error(&out, &["/no/such/sequence/labels.csv", "labels.csv and meta.json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "the cause once: {err}");
+}
+
+#[test]
 fn a_file_that_is_not_a_video_is_one_clear_line() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let f = tmp.path().join("notes.avi");

@@ -99,6 +99,8 @@ fn best_proposal(m: &Sma, s: &sma::Sample, cam: &Camera) -> Option<[f64; 3]> {
 /// # Errors
 /// A sequence that cannot be read or replayed.
 pub fn run(model: &Sma, sequences: &[PathBuf], settings: &Settings) -> anyhow::Result<Report> {
+    // Read every sequence first, so that a wrong path fails at once, not after the synthetic part.
+    let loaded = sequences.iter().map(|d| crate::labels::Sequence::load(d)).collect::<Result<Vec<_>, _>>()?;
     let cam = Camera::for_image(640.0, 480.0);
     let cfg = sma::TrainConfig::default();
     let train = sma::generate(cfg.train, cfg.seed, cfg.noise_px);
@@ -119,10 +121,9 @@ pub fn run(model: &Sma, sequences: &[PathBuf], settings: &Settings) -> anyhow::R
         rows.push(measure("solvePnP EPnP", noise, &set, &mut |s| pnp::solve(&s.px, &cam, Method::Epnp).ok().flatten().map(as_array)));
     }
     let mut seqs = Vec::new();
-    for dir in sequences {
-        let seq = crate::labels::Sequence::load(dir)?;
+    for seq in &loaded {
         let (records, _) = crate::replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, settings)?;
-        let scores = crate::eval::score(&seq, &records, None);
+        let scores = crate::eval::score(seq, &records, None);
         let get = |p: &crate::eval::PoseError| [p.yaw.unwrap_or(f64::NAN), p.pitch.unwrap_or(f64::NAN), p.roll.unwrap_or(f64::NAN)];
         seqs.push(SequenceRow { sequence: scores.sequence.clone(), frames: scores.pose_mae.frames, mae: get(&scores.pose_mae), mae_debiased: get(&scores.pose_mae_debiased) });
     }
