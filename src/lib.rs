@@ -14,6 +14,7 @@ pub mod pointer_eval;
 pub mod pose;
 pub mod profile;
 pub mod replay;
+pub mod resample;
 pub mod switch;
 pub mod synth;
 pub mod trace;

@@ -104,6 +104,20 @@ enum Command {
         #[arg(long, default_value_t = 30.0)]
         fps: f64,
     },
+    /// Make a labelled sequence slower or smaller (every Nth frame, scaled), to measure cheaper cameras.
+    Resample {
+        /// Sequence folder (video.avi, labels.csv, meta.json).
+        sequence: PathBuf,
+        /// Output folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Keep every Nth frame (2 turns 30 fps into 15).
+        #[arg(long, default_value_t = 1)]
+        every: usize,
+        /// Scale the frames by this (0.5 turns 640×480 into 320×240).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -207,6 +221,11 @@ fn run() -> Result<()> {
             } else {
                 print!("{}", facemouse::pointer_eval::table(&rows, corners));
             }
+            Ok(())
+        }
+        Some(Command::Resample { sequence, out, every, scale }) => {
+            let meta = facemouse::resample::resample(&sequence, &out, every, scale)?;
+            println!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display());
             Ok(())
         }
         Some(Command::Synth { out, demo, seed, seconds, fps }) => {
