@@ -89,3 +89,23 @@ fn development_sequences_meet_the_vision_targets() {
     assert!(sum.brow_precision.unwrap_or(0.0) >= 0.95, "{sum:?}");
     assert!(sum.false_brow_per_min_without_raises.unwrap_or(1.0) <= 0.5, "{sum:?}");
 }
+
+/// Slower and smaller cameras (`facemouse resample`): 15 fps at 320×240, and
+/// 7.5 fps at 320×240. A small head movement that BlinkLink took for the
+/// starting blink once gave a wrong closed-eye template, and then no later
+/// blink was ever seen (0 of 11); blinks must survive such a start.
+#[test]
+fn slower_and_smaller_cameras_still_see_the_blinks() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for (name, every) in [("focus-p1-b", 2), ("focus-p1-brows-a", 2), ("focus-p1-b", 4)] {
+        let Some(dir) = shared(name) else { return };
+        let out = tmp.path().join(format!("{name}-{every}"));
+        facemouse::resample::resample(&dir, &out, every, 0.5).expect("resample");
+        let (_, _, s) = run(&out);
+        let label = format!("{name} every {every}, 320×240");
+        assert!(s.blink.recall.unwrap_or(0.0) >= 0.85 && s.blink.precision.unwrap_or(0.0) >= 0.85, "{label}: {:?}", s.blink);
+        if s.brow.gt > 0 {
+            assert!(s.brow.precision.unwrap_or(0.0) >= 0.85, "{label}: {:?}", s.brow);
+        }
+    }
+}

@@ -152,6 +152,13 @@ const REFRESH_MS: f64 = 1000.0;
 const DRIFT_GUARD_NCC: f64 = 0.6;
 /// A closed template must differ from the open one at least this much (its correlation at most).
 const CLOSED_MAX_SIMILARITY: f64 = 0.8;
+/// The blink that starts tracking must have closed both eyes this clearly
+/// (each eye's least open frame at most this like its open template). Real
+/// blinks measure 0.2–0.5 on the development videos; small head movements and
+/// glints on glasses that BlinkLink mistook for blinks, 0.6–0.97. Missing a
+/// real one costs little (the eye learns its closed template at the next
+/// blink); taking a wrong one would hide every later blink.
+const INIT_CLOSED_MAX_SIMILARITY: f64 = 0.6;
 /// Frames kept while initializing (the blink's closed eye is among them).
 const MAX_INIT_FRAMES: usize = 48;
 /// Below this correlation an eye is not trusted for its position (it follows the feature).
@@ -658,13 +665,15 @@ impl Vision {
     }
 
     /// Takes each eye's closed template from the frames of the initializing
-    /// blink: the frame where that eye is least like its open template. An eye
-    /// whose blink frames all still look open gets none (it learns one at a
-    /// later blink). Returns each eye's closure evidence on its closed frame
-    /// (its closed reference).
+    /// blink: the frame where that eye is least like its open template. A
+    /// blink closes both eyes: when either eye's frames all still look open,
+    /// the motion was something else (a small head movement, a glint on
+    /// glasses), and neither eye gets one (each learns one at a later blink;
+    /// a wrong closed template would hide every later blink). Returns each
+    /// eye's closure evidence on its closed frame (its closed reference).
     fn closed_from_blink(&mut self, tr: &mut Tracks, frames: &[(Mat, Point)], mid_now: Point) -> Result<[Option<f64>; 2], VisionError> {
-        let mut refs = [None; 2];
-        for (i, side) in [&mut tr.left, &mut tr.right].into_iter().enumerate() {
+        let mut found: [Option<(f64, Mat)>; 2] = [None, None];
+        for (slot, side) in found.iter_mut().zip([&tr.left, &tr.right]) {
             let (w, h) = (side.eye_tmpl.cols(), side.eye_tmpl.rows());
             let mut best: Option<(f64, usize)> = None;
             for (k, (g, m)) in frames.iter().enumerate() {
@@ -675,16 +684,20 @@ impl Vision {
                     }
                 }
             }
-            if let Some((sim, k)) = best.filter(|(sim, _)| *sim <= CLOSED_MAX_SIMILARITY) {
+            if let Some((sim, k)) = best.filter(|(sim, _)| *sim <= INIT_CLOSED_MAX_SIMILARITY) {
                 let (g, m) = &frames[k];
                 let mut closed = Mat::default();
                 if ncc::extract(g, add(side.eye, sub(*m, mid_now)), w, h, &mut closed)? {
-                    side.closed_tmpl = Some(closed);
-                    refs[i] = Some(1.0 - sim);
+                    *slot = Some((sim, closed));
                 }
             }
         }
-        Ok(refs)
+        let [Some((sim_l, closed_l)), Some((sim_r, closed_r))] = found else {
+            return Ok([None, None]);
+        };
+        tr.left.closed_tmpl = Some(closed_l);
+        tr.right.closed_tmpl = Some(closed_r);
+        Ok([Some(1.0 - sim_l), Some(1.0 - sim_r)])
     }
 
     fn track(&mut self, gray: &Mat, mut tr: Box<Tracks>, t: f64, dt: f64, out: &mut Observation) -> Result<Phase, VisionError> {
