@@ -135,6 +135,11 @@ const INIT_WAIT_MS: f64 = 300.0;
 const BROW_BAND_SHARE: f64 = 0.5;
 /// Upward shift of the brows' profiles (both brows added, inter-ocular distances) that says they went up.
 const BROWS_UP_MIN_SHIFT: f64 = 0.02;
+/// Eye distances, relative to a blob pair's spacing, at which a pair the
+/// cascade does not confirm is looked at again (see `narrower_pair`).
+const NARROWER_PAIR: [f64; 2] = [0.85, 0.72];
+/// How much an eye must look like the mirror image of the other to stand in for the cascade.
+const MIRROR_EYE_NCC: f64 = 0.7;
 /// Two blink events closer than this are one blink seen twice.
 const BLINK_DEDUPE_MS: f64 = 400.0;
 /// Pose points (the point between the eyes and the nose tip) are taken where
@@ -211,6 +216,10 @@ enum Cue {
     BrowsUp,
     /// The brows moved some other way.
     BrowsMoved,
+    /// Eyes found only on a second look (see `narrower_pair`): perhaps a
+    /// blink half-seen by a slow camera, perhaps not. No event; the track is
+    /// provisional until a clear blink.
+    Unconfirmed,
 }
 
 enum Phase {
@@ -429,7 +438,16 @@ impl Vision {
             let confirmed = |c: &mut haar::EyeConfirmer, g: &Mat| -> Result<bool, opencv::Error> {
                 Ok(c.is_eye(g, p.le, iod)? && c.is_eye(g, p.re, iod)?)
             };
-            if !(confirmed(&mut self.confirm, before)? || confirmed(&mut self.confirm, gray)?) {
+            let narrower = if confirmed(&mut self.confirm, before)? || confirmed(&mut self.confirm, gray)? {
+                None
+            } else {
+                narrower_pair(&mut self.confirm, before, &p)?
+            };
+            if let Some(n) = narrower {
+                // Not confirmed as a blink: a provisional start, replaced at the first clear blink.
+                pair = Some(n);
+                cue = Cue::Unconfirmed;
+            } else if !(confirmed(&mut self.confirm, before)? || confirmed(&mut self.confirm, gray)?) {
                 let (_, up) = axes(p.re, p.le);
                 let drop = [-BROW_ABOVE_EYE * iod * up[0], -BROW_ABOVE_EYE * iod * up[1]];
                 let le = self.confirm.find_eye(gray, add(p.le, drop), iod)?;
@@ -446,6 +464,46 @@ impl Vision {
         Ok((pair, cue))
     }
 
+}
+
+/// A half-closed lid (a blink caught mid-way by a slow camera) changes mostly
+/// the outer ends of the eyes, so the blobs lie wider apart than the eyes and
+/// the cascade, looking for eyes of that spacing, finds none. Looks again on
+/// the frame before, nearer the pair's middle with a smaller eye distance; an
+/// eye the cascade still misses (glasses) may be found as the mirror image of
+/// the one it finds.
+fn narrower_pair(confirm: &mut haar::EyeConfirmer, before: &Mat, p: &EyePair) -> Result<Option<EyePair>, VisionError> {
+    let m = mid(p.le, p.re);
+    let (mut patch, mut flipped, mut result) = (Mat::default(), Mat::default(), Mat::default());
+    for f in NARROWER_PAIR {
+        let iod = f * p.iod();
+        let toward = |q: Point| [m[0] + f * (q[0] - m[0]), m[1] + f * (q[1] - m[1])];
+        let found = [confirm.find_eye(before, toward(p.le), iod)?, confirm.find_eye(before, toward(p.re), iod)?];
+        let (le, re) = match found {
+            [Some(le), Some(re)] => (le, re),
+            [Some(one), None] | [None, Some(one)] => {
+                // The other eye: the mirror image of this one, across the pair's middle.
+                let (w, h) = (px(0.6 * iod), px(0.4 * iod));
+                if !ncc::extract(before, one, w, h, &mut patch)? {
+                    continue;
+                }
+                opencv::core::flip(&patch, &mut flipped, 1)?;
+                let guess = [2.0 * m[0] - one[0], 2.0 * m[1] - one[1]];
+                let r = px(0.15 * iod);
+                let Some(other) = ncc::search(before, &flipped, guess, r, r, &mut result)?.filter(|o| o.score >= MIRROR_EYE_NCC) else {
+                    continue;
+                };
+                if found[0].is_some() { (one, other.pos) } else { (other.pos, one) }
+            }
+            [None, None] => continue,
+        };
+        let d = dist(le, re);
+        let tilt = (le[1] - re[1]).abs() / (le[0] - re[0]).max(1e-6);
+        if le[0] > re[0] && (0.85..=1.2).contains(&(d / iod)) && tilt <= MAX_TILT_DEG.to_radians().tan() {
+            return Ok(Some(EyePair { le, re, score: p.score }));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether the change at a pair of brow blobs is the brows rising: the shift
@@ -514,7 +572,7 @@ impl Vision {
         match cue {
             Cue::Blink => out.events.push(Event::Blink),
             Cue::BrowsUp => out.events.push(Event::BrowRaise),
-            Cue::BrowsMoved => {}
+            Cue::BrowsMoved | Cue::Unconfirmed => {}
         }
         Ok(Phase::Initializing { pair, since: t, mid_tmpl, mid: m, frames, from_blink })
     }
@@ -559,9 +617,11 @@ impl Vision {
         }
         match self.take_templates(gray, &pair)? {
             Some(mut tracks) => {
-                tracks.provisional = !from_blink;
                 out.events.push(Event::Init);
                 let [l, r] = self.closed_from_blink(&mut tracks, &frames, found.pos)?;
+                // Only a start that visibly closed both eyes confirms the track;
+                // any other is replaced at the first clear blink.
+                tracks.provisional = !from_blink || l.is_none();
                 self.eyes = EyeStateMachine::default();
                 if let Some(d) = l {
                     self.eyes.left = EyeOpenness::with_closed_reference(d);
