@@ -438,16 +438,13 @@ impl Vision {
             let confirmed = |c: &mut haar::EyeConfirmer, g: &Mat| -> Result<bool, opencv::Error> {
                 Ok(c.is_eye(g, p.le, iod)? && c.is_eye(g, p.re, iod)?)
             };
-            let narrower = if confirmed(&mut self.confirm, before)? || confirmed(&mut self.confirm, gray)? {
-                None
-            } else {
-                narrower_pair(&mut self.confirm, before, &p)?
-            };
+            let is_eyes = confirmed(&mut self.confirm, before)? || confirmed(&mut self.confirm, gray)?;
+            let narrower = if is_eyes { None } else { narrower_pair(&mut self.confirm, before, &p)? };
             if let Some(n) = narrower {
                 // Not confirmed as a blink: a provisional start, replaced at the first clear blink.
                 pair = Some(n);
                 cue = Cue::Unconfirmed;
-            } else if !(confirmed(&mut self.confirm, before)? || confirmed(&mut self.confirm, gray)?) {
+            } else if !is_eyes {
                 let (_, up) = axes(p.re, p.le);
                 let drop = [-BROW_ABOVE_EYE * iod * up[0], -BROW_ABOVE_EYE * iod * up[1]];
                 let le = self.confirm.find_eye(gray, add(p.le, drop), iod)?;
