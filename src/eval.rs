@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::events::{Event, Point, TrackState};
+use crate::events::{Event, TrackState, dist};
 use crate::labels::{LabelRow, Sequence};
 use crate::trace::TraceRecord;
 
@@ -210,10 +210,6 @@ fn event_scores(gt_runs: &[(usize, usize)], det: &[usize], tol: usize, minutes: 
         out.subtle_detected = Some(hit.iter().filter(|h| **h).count());
     }
     out
-}
-
-fn dist(a: Point, b: Point) -> f64 {
-    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
 }
 
 fn error_stats(mut v: Vec<f64>) -> PositionError {

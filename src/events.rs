@@ -70,6 +70,18 @@ impl TrackState {
 /// A point `[x, y]` in pixels.
 pub type Point = [f64; 2];
 
+/// The distance between two points.
+#[must_use]
+pub fn dist(a: Point, b: Point) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
+}
+
+/// The point halfway between two points.
+#[must_use]
+pub fn midpoint(a: Point, b: Point) -> Point {
+    [a[0].midpoint(b[0]), a[1].midpoint(b[1])]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

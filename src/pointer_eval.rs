@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use crate::events::{Point, TrackState};
+use crate::events::{Point, TrackState, dist};
 use crate::output::Command;
 use crate::pointer::{Input, Mapping, PointerMapper, PointerSettings, Range};
 use crate::pose::Pose;
@@ -266,7 +266,7 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
             let mut clicked = None;
             while s.t - start_t < TRIAL_LIMIT_S {
                 let p = s.seen_pointer();
-                let inside = ((p[0] - target[0]).powi(2) + (p[1] - target[1]).powi(2)).sqrt() <= width / 2.0;
+                let inside = dist(p, target) <= width / 2.0;
                 if inside {
                     inside_since.get_or_insert(s.t);
                 } else {
@@ -292,7 +292,7 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
                 from = target;
                 continue;
             };
-            let hit = ((at[0] - target[0]).powi(2) + (at[1] - target[1]).powi(2)).sqrt() <= width / 2.0;
+            let hit = dist(at, target) <= width / 2.0;
             if !hit {
                 errors += 1;
             }
@@ -304,7 +304,7 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
             let len = (axis[0].powi(2) + axis[1].powi(2)).sqrt().max(1e-9);
             let along = ((at[0] - target[0]) * axis[0] + (at[1] - target[1]) * axis[1]) / len;
             deviations.push(along);
-            distances.push(((at[0] - start_pos[0]).powi(2) + (at[1] - start_pos[1]).powi(2)).sqrt());
+            distances.push(dist(at, start_pos));
             from = target;
         }
         if mts.len() >= 3 {

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use filter::OneEuro;
 
-use crate::events::{Point, TrackState};
+use crate::events::{Point, TrackState, dist};
 use crate::pose::Pose;
 use crate::vision::Observation;
 
@@ -191,7 +191,7 @@ fn raw_input(input: Input, obs: &Observation, pose: Option<&Pose>) -> Option<Poi
     match input {
         Input::Feature => {
             let (f, le, re) = (obs.feature?, obs.le?, obs.re?);
-            let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+            let iod = dist(le, re);
             (iod > 1.0).then(|| [-f[0] / iod, f[1] / iod])
         }
         // yaw > 0 turns the nose to the image right = the user's left; pitch > 0 is up.
@@ -338,7 +338,7 @@ impl PointerMapper {
             return;
         }
         let u = self.unit();
-        let near = ((input[0] - neutral[0]).powi(2) + (input[1] - neutral[1]).powi(2)).sqrt() / u <= 2.0 * self.s.dead_band;
+        let near = dist(input, neutral) / u <= 2.0 * self.s.dead_band;
         let still_tol = 0.01 * u;
         match self.still_since {
             Some((since, at)) if near && ((input[0] - at[0]).abs() < still_tol && (input[1] - at[1]).abs() < still_tol) => {
@@ -353,7 +353,7 @@ impl PointerMapper {
 
     fn dwell(&mut self, t_ms: f64) -> bool {
         match self.dwell_anchor {
-            Some((since, at)) if ((self.pos[0] - at[0]).powi(2) + (self.pos[1] - at[1]).powi(2)).sqrt() <= self.s.dwell_radius => {
+            Some((since, at)) if dist(self.pos, at) <= self.s.dwell_radius => {
                 if !self.dwell_done && t_ms - since >= self.s.dwell_ms {
                     self.dwell_done = true;
                     return true;

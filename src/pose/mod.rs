@@ -110,7 +110,7 @@ impl PoseEstimator {
         let model = self.model.as_ref()?;
         self.points.clear();
         self.points.extend([obs.le?, obs.re?, obs.mid?, obs.nose?]);
-        let at = model::midpoint(self.points[0], self.points[1]);
+        let at = crate::events::midpoint(self.points[0], self.points[1]);
         let cam = model::Camera::for_image(width, height);
         model.estimate_in(&model::features(&cam, &self.points)?, &cam, at)
     }

@@ -26,7 +26,7 @@
 use nalgebra::{Matrix3, Rotation3, Unit, Vector3};
 use serde::{Deserialize, Serialize};
 
-use crate::events::Point;
+use crate::events::{Point, dist, midpoint};
 
 /// Head pose in degrees, with the signs of `../shared/data/README.md`:
 /// yaw > 0 turns the nose to the image right, pitch > 0 is nose up,
@@ -52,12 +52,6 @@ pub fn rotation(p: &Pose) -> Matrix3<f64> {
     let rx = Matrix3::new(1.0, 0.0, 0.0, 0.0, x.cos(), -x.sin(), 0.0, x.sin(), x.cos());
     let rz = Matrix3::new(z.cos(), -z.sin(), 0.0, z.sin(), z.cos(), 0.0, 0.0, 0.0, 1.0);
     ry * rx * rz
-}
-
-/// The point halfway between `a` and `b`.
-#[must_use]
-pub fn midpoint(a: Point, b: Point) -> Point {
-    [a[0].midpoint(b[0]), a[1].midpoint(b[1])]
 }
 
 /// A pinhole camera: focal length and principal point in pixels.
@@ -144,7 +138,7 @@ pub fn neutral_offsets(cam: &Camera, at: Point, iod_px: f64) -> [[f64; 2]; 2] {
     let pts = cam.project(&FACE_MM, &Matrix3::identity(), &(ray * depth));
     let (le, re) = (pts[0], pts[1]);
     let c = midpoint(le, re);
-    let d = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+    let d = dist(le, re);
     if !d.is_finite() || d < 1e-6 {
         return plain;
     }
@@ -182,7 +176,7 @@ pub fn on_axis(cam: &Camera, points: &[Point]) -> Option<Vec<Point>> {
 #[must_use]
 pub fn features(cam: &Camera, points: &[Point]) -> Option<Vec<f64>> {
     let mut p = on_axis(cam, points)?;
-    let iod_px = ((p[0][0] - p[1][0]).powi(2) + (p[0][1] - p[1][1]).powi(2)).sqrt();
+    let iod_px = dist(p[0], p[1]);
     let depth = cam.f * (FACE_MM[0][0] - FACE_MM[1][0]) / iod_px.max(1e-9);
     if depth.is_finite() && depth > 2.0 * FACE_MM[3][2] {
         for (q, m) in p.iter_mut().zip(&FACE_MM) {
@@ -199,7 +193,7 @@ pub fn features(cam: &Camera, points: &[Point]) -> Option<Vec<f64>> {
 pub fn normalize(points: &[Point]) -> Option<Vec<f64>> {
     let (le, re) = (points.first()?, points.get(1)?);
     let c = midpoint(*le, *re);
-    let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+    let iod = dist(*le, *re);
     if !iod.is_finite() || iod < 1.0 {
         return None;
     }

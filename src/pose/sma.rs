@@ -74,7 +74,7 @@ pub fn generate(n: usize, seed: u64, noise_px: f64) -> Vec<Sample> {
             p[1] += noise_px * rng.gauss();
         }
         if let Some(x) = model::features(&cam, &px) {
-            let at = [(px[0][0] + px[1][0]) / 2.0, (px[0][1] + px[1][1]) / 2.0];
+            let at = crate::events::midpoint(px[0], px[1]);
             let a = model::to_apparent(&pose, &cam, at);
             out.push(Sample { x, y: [pose.yaw, pose.pitch, pose.roll], y_apparent: [a.yaw, a.pitch, a.roll], at, px });
         }

@@ -7,7 +7,7 @@ use opencv::imgcodecs;
 use opencv::prelude::*;
 
 use super::SynthError;
-use crate::events::Point;
+use crate::events::{Point, dist};
 
 /// Landmarks of a face photo, in the photo's pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,7 +37,7 @@ impl PhotoLandmarks {
     /// Inter-ocular distance.
     #[must_use]
     pub fn iod(&self) -> f64 {
-        ((self.le[0] - self.re[0]).powi(2) + (self.le[1] - self.re[1]).powi(2)).sqrt()
+        dist(self.le, self.re)
     }
 
     /// Midpoint of the eye centres.

@@ -534,7 +534,7 @@ mod tests {
         let row = g.render(0, &mut img).expect("render");
         assert_eq!((img.cols(), img.rows()), (cfg.width, cfg.height));
         let (le, re) = (row.le.expect("le"), row.re.expect("re"));
-        let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+        let iod = crate::events::dist(le, re);
         assert!((iod / cfg.iod_px - 1.0).abs() < cfg.scale_var + 0.01, "iod {iod}");
         assert!(le[0] > re[0], "the subject's left eye is on the image's right");
         assert!(row.lb.expect("lb")[1] < le[1] && row.rb.expect("rb")[1] < re[1], "brows above the eyes");

@@ -470,7 +470,7 @@ fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot
     let map = |pt: [f64; 2]| egui::pos2(r.rect.left() + pt[0] as f32 / fw * r.rect.width(), r.rect.top() + pt[1] as f32 / fh * r.rect.height());
     let k = r.rect.width() / fw;
     if let (Some(le), Some(re)) = (s.record.le, s.record.re) {
-        let iod = (((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt() as f32) * k;
+        let iod = (crate::events::dist(le, re) as f32) * k;
         let eye_colour = if s.record.eyes_closed { Color32::RED } else { Color32::GREEN };
         for e in [le, re] {
             p.circle_stroke(map(e), 0.12 * iod, Stroke::new(2.0, eye_colour));

@@ -12,7 +12,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use super::ncc;
-use crate::events::Point;
+use crate::events::{Point, dist};
 
 /// The width the detector works at (larger frames are reduced to it).
 pub const WORK_WIDTH: i32 = 320;
@@ -43,7 +43,7 @@ pub struct EyePair {
 impl EyePair {
     #[must_use]
     pub fn iod(&self) -> f64 {
-        ((self.le[0] - self.re[0]).powi(2) + (self.le[1] - self.re[1]).powi(2)).sqrt()
+        dist(self.le, self.re)
     }
 }
 
@@ -166,7 +166,7 @@ impl BlinkLink {
 
     /// Correlation of the region around `re` with the mirrored region around `le`.
     fn mirror_score(&mut self, full: &Mat, re: Point, le: Point) -> Result<f64, opencv::Error> {
-        let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+        let iod = dist(le, re);
         #[allow(clippy::cast_possible_truncation)]
         let (w, h) = ((0.6 * iod).round().max(6.0) as i32, (0.4 * iod).round().max(4.0) as i32);
         if !ncc::extract(full, re, w, h, &mut self.a)? || !ncc::extract(full, le, w, h, &mut self.b)? {
@@ -221,10 +221,7 @@ pub fn iris_candidates(gray: &Mat, p: Point, iod: f64, k: usize) -> Result<Vec<(
             }
             let is_max = (-1..=1).all(|dy| (-1..=1).all(|dx| (dx == 0 && dy == 0) || at(x + dx, y + dy) <= v));
             if is_max {
-                let sub = |a: f32, b: f32, c: f32| {
-                    let d = f64::from(a) - 2.0 * f64::from(b) + f64::from(c);
-                    if d.abs() < 1e-9 { 0.0 } else { (0.5 * (f64::from(a) - f64::from(c)) / d).clamp(-0.5, 0.5) }
-                };
+                let sub = |a: f32, b: f32, c: f32| ncc::parabola(f64::from(a), f64::from(b), f64::from(c));
                 let ox = sub(at(x - 1, y), v, at(x + 1, y));
                 let oy = sub(at(x, y - 1), v, at(x, y + 1));
                 peaks.push(([f64::from(r.x) + f64::from(x) + 0.5 + ox, f64::from(r.y) + f64::from(y) + 0.5 + oy], f64::from(v)));
@@ -235,7 +232,7 @@ pub fn iris_candidates(gray: &Mat, p: Point, iod: f64, k: usize) -> Result<Vec<(
     // Keep peaks at least a third of an iris apart.
     let mut kept: Vec<(Point, f64)> = Vec::with_capacity(k);
     for (q, v) in peaks {
-        if kept.iter().all(|(o, _)| ((o[0] - q[0]).powi(2) + (o[1] - q[1]).powi(2)).sqrt() > 0.06 * iod) {
+        if kept.iter().all(|(o, _)| dist(*o, q) > 0.06 * iod) {
             kept.push((q, v));
             if kept.len() == k {
                 break;
@@ -284,12 +281,12 @@ pub fn refine_eye_pair(gray: &Mat, le: Point, re: Point, iod: f64) -> Result<(Po
         }
         core::flip(&a, &mut flipped, 1)?;
         for r in &rc {
-            let d = ((l[0] - r[0]).powi(2) + (l[1] - r[1]).powi(2)).sqrt();
+            let d = dist(*l, *r);
             if !(0.8 * iod..=1.25 * iod).contains(&d) || !ncc::extract(gray, *r, w, h, &mut b)? {
                 continue;
             }
             // Mirror likeness, less a little for wandering from where the motion said.
-            let wander = (((l[0] - le[0]).powi(2) + (l[1] - le[1]).powi(2)).sqrt() + ((r[0] - re[0]).powi(2) + (r[1] - re[1]).powi(2)).sqrt()) / iod;
+            let wander = (dist(*l, le) + dist(*r, re)) / iod;
             let score = ncc::correlate(&b, &flipped, &mut corr)? - WANDER_COST * wander;
             if score > best.0 {
                 best = (score, *l, *r);
@@ -329,8 +326,8 @@ mod tests {
         let pair = b.feed(&closed).expect("feed").expect("the blink gives a pair");
         let (le, re) = (row.le.expect("le"), row.re.expect("re"));
         let iod = pair.iod();
-        assert!(((pair.le[0] - le[0]).powi(2) + (pair.le[1] - le[1]).powi(2)).sqrt() < 0.25 * iod, "{pair:?} vs {le:?}");
-        assert!(((pair.re[0] - re[0]).powi(2) + (pair.re[1] - re[1]).powi(2)).sqrt() < 0.25 * iod, "{pair:?} vs {re:?}");
+        assert!(dist(pair.le, le) < 0.25 * iod, "{pair:?} vs {le:?}");
+        assert!(dist(pair.re, re) < 0.25 * iod, "{pair:?} vs {re:?}");
     }
 
     #[test]
@@ -348,10 +345,10 @@ mod tests {
         let (mut g, _) = still_face_with_blink();
         let (f, row) = gray(&mut g, 0);
         let (le, re) = (row.le.expect("le"), row.re.expect("re"));
-        let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+        let iod = dist(le, re);
         let (l, r) = refine_eye_pair(&f, [le[0] + 5.0, le[1] - 4.0], [re[0] - 4.0, re[1] + 3.0], iod).expect("refine");
         for (got, want) in [(l, le), (r, re)] {
-            assert!(((got[0] - want[0]).powi(2) + (got[1] - want[1]).powi(2)).sqrt() < 0.08 * iod, "{got:?} vs {want:?}");
+            assert!(dist(got, want) < 0.08 * iod, "{got:?} vs {want:?}");
         }
     }
 }

@@ -179,9 +179,7 @@ impl EyeStateMachine {
     /// Feeds both eyes' closure evidence. `reliable` is false when the face
     /// itself is not well tracked on this frame (then nothing is learned or
     /// decided). Returns whether both eyes are closed and pushes events.
-    #[allow(clippy::too_many_arguments)]
-    pub fn update(&mut self, d_left: f64, d_right: f64, reliable: bool, t_ms: f64, dt_ms: f64, timing: EyeTiming, events: &mut Vec<Event>) -> bool {
-        let _ = dt_ms;
+    pub fn update(&mut self, d_left: f64, d_right: f64, reliable: bool, t_ms: f64, timing: EyeTiming, events: &mut Vec<Event>) -> bool {
         let cl = self.left.closure(d_left);
         let cr = self.right.closure(d_right);
         self.last_closure = (cl, cr);
@@ -280,8 +278,7 @@ pub struct BrowSwitch {
 impl BrowSwitch {
     /// Feeds one measurement (`None` while it cannot be trusted: eyes closed,
     /// tracking weak). Returns whether the brows are raised and pushes `brow_raise` at the onset.
-    pub fn update(&mut self, dist: Option<f64>, t_ms: f64, dt_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
-        let _ = dt_ms;
+    pub fn update(&mut self, dist: Option<f64>, t_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
         let Some(d) = dist else {
             // Hold the state; a raise in progress stays raised through a blink.
             self.above_since = None;
@@ -334,7 +331,7 @@ mod tests {
         for i in 0..n {
             let (l, r) = f(i);
             // Open-template-only evidence: the lower the match, the more closed.
-            closed.push(m.update(-l, -r, true, t0 + i as f64 * dt, dt, TIMING, &mut ev));
+            closed.push(m.update(-l, -r, true, t0 + i as f64 * dt, TIMING, &mut ev));
         }
         (ev, closed)
     }
@@ -384,7 +381,7 @@ mod tests {
         run_eyes(&mut m, 60, 33.3, 0.0, |i| (0.92 + noise(i), 0.9 + noise(i)));
         let mut ev = Vec::new();
         for i in 0..10 {
-            assert!(!m.update(-0.3, -0.3, false, 3000.0 + f64::from(i) * 33.3, 33.3, TIMING, &mut ev));
+            assert!(!m.update(-0.3, -0.3, false, 3000.0 + f64::from(i) * 33.3, TIMING, &mut ev));
         }
         assert!(ev.is_empty());
     }
@@ -406,7 +403,7 @@ mod tests {
         let mut m = EyeStateMachine::with_closed_references(0.5, 0.5);
         let mut ev = Vec::new();
         for i in 0..60 {
-            m.update(-0.3 + noise(i), -0.3 + noise(i), true, f64::from(i as u32) * 33.3, 33.3, TIMING, &mut ev);
+            m.update(-0.3 + noise(i), -0.3 + noise(i), true, f64::from(i as u32) * 33.3, TIMING, &mut ev);
         }
         let mut closed = Vec::new();
         for i in 0..40 {
@@ -415,7 +412,7 @@ mod tests {
                 15..=35 => -0.05,
                 _ => -0.3,
             };
-            closed.push(m.update(d, d, true, 2000.0 + f64::from(i) * 33.3, 33.3, TIMING, &mut ev));
+            closed.push(m.update(d, d, true, 2000.0 + f64::from(i) * 33.3, TIMING, &mut ev));
         }
         assert_eq!(ev, vec![Event::Blink]);
         assert_eq!(closed.iter().filter(|&&c| c).count(), 3);
@@ -436,7 +433,7 @@ mod tests {
         let mut ev = Vec::new();
         let mut up = Vec::new();
         for i in 0..n {
-            up.push(b.update(Some(f(i)), t0 + i as f64 * dt, dt, BROW, &mut ev));
+            up.push(b.update(Some(f(i)), t0 + i as f64 * dt, BROW, &mut ev));
         }
         (ev, up)
     }

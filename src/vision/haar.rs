@@ -55,7 +55,8 @@ impl EyeConfirmer {
     /// Loads the cascade from the search path; logs one warning if it is missing.
     #[must_use]
     pub fn load() -> Self {
-        let path = search_path().into_iter().map(|d| d.join(EYE_CASCADE)).find(|p| p.is_file());
+        let dirs = search_path();
+        let path = dirs.iter().map(|d| d.join(EYE_CASCADE)).find(|p| p.is_file());
         let cascade = path.as_ref().and_then(|p| match CascadeClassifier::new(p.as_os_str()) {
             Ok(c) if !c.empty().unwrap_or(true) => Some(c),
             _ => {
@@ -64,10 +65,10 @@ impl EyeConfirmer {
             }
         });
         if path.is_none() {
-            let dirs: Vec<String> = search_path().iter().map(|d| d.display().to_string()).collect();
+            let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
             tracing::warn!(
                 "{EYE_CASCADE} not found (looked in {}); blinks alone will initialize tracking. Install opencv-data or set {HAAR_DIR_ENV}.",
-                dirs.join(", ")
+                looked.join(", ")
             );
         }
         Self { cascade, roi: Mat::default(), scaled: Mat::default(), found: Vector::new() }
@@ -148,10 +149,10 @@ mod tests {
         let mut gray = Mat::default();
         opencv::imgproc::cvt_color_def(&img, &mut gray, opencv::imgproc::COLOR_BGR2GRAY).expect("gray");
         let (le, re) = (row.le.expect("le"), row.re.expect("re"));
-        let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+        let iod = crate::events::dist(le, re);
         assert!(c.is_eye(&gray, le, iod).expect("haar") && c.is_eye(&gray, re, iod).expect("haar"));
         let found = c.find_eye(&gray, [le[0] + 0.1 * iod, le[1] - 0.08 * iod], iod).expect("haar").expect("an eye");
-        assert!(((found[0] - le[0]).powi(2) + (found[1] - le[1]).powi(2)).sqrt() < 0.15 * iod, "{found:?} vs {le:?}");
+        assert!(crate::events::dist(found, le) < 0.15 * iod, "{found:?} vs {le:?}");
         let nose = row.nose.expect("nose");
         assert!(!c.is_eye(&gray, nose, iod).expect("haar"), "the nose is not an eye");
     }

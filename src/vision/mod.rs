@@ -23,7 +23,7 @@ use opencv::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::capture::Frame;
-use crate::events::{Event, Point, TrackState};
+use crate::events::{Event, Point, TrackState, dist, midpoint as mid};
 use blinklink::{BlinkLink, EyePair};
 use gestures::{BrowSwitch, BrowTiming, Ema, EyeOpenness, EyeStateMachine, EyeTiming};
 
@@ -201,7 +201,8 @@ struct Tracks {
     weak_since: Option<f64>,
     /// While a blink goes on without closed templates: its deepest eye patches so far.
     pending_closed: Option<(f64, Mat, Mat)>,
-    /// Started from a brow raise, not a blink: replaced at the first blink.
+    /// Not started by a blink that visibly closed both eyes (a brow raise, a
+    /// second look, a movement taken for a blink): replaced at the first clear blink.
     provisional: bool,
     /// The point between the eyes and the nose tip (for head pose): template,
     /// offset from the feature, position.
@@ -262,15 +263,26 @@ fn add(a: Point, b: Point) -> Point {
 fn sub(a: Point, b: Point) -> Point {
     [a[0] - b[0], a[1] - b[1]]
 }
-fn dist(a: Point, b: Point) -> f64 {
-    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
-}
-fn mid(a: Point, b: Point) -> Point {
-    [f64::midpoint(a[0], b[0]), f64::midpoint(a[1], b[1])]
+/// The point a share `t` of the way from `a` to `b`.
+fn lerp(a: Point, b: Point, t: f64) -> Point {
+    [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
 }
 #[allow(clippy::cast_possible_truncation)]
 fn px(v: f64) -> i32 {
     v.round().max(3.0) as i32
+}
+
+/// A frame without a tracked face: no positions, eyes not closed, no confidence.
+fn forget_positions(out: &mut Observation) {
+    out.le = None;
+    out.re = None;
+    out.lb = None;
+    out.rb = None;
+    out.feature = None;
+    out.mid = None;
+    out.nose = None;
+    out.eyes_closed = false;
+    out.confidence = 0.0;
 }
 
 /// The face's unit axes from the eye line: along (image-left to image-right eye) and up.
@@ -333,13 +345,7 @@ impl Vision {
         out.events.clear();
         if let Err(e) = self.observe_inner(frame, out) {
             tracing::warn!("vision: frame {} skipped: {e}", frame.index);
-            out.le = None;
-            out.re = None;
-            out.lb = None;
-            out.rb = None;
-            out.feature = None;
-            out.eyes_closed = false;
-            out.confidence = 0.0;
+            forget_positions(out);
         }
     }
 
@@ -348,10 +354,9 @@ impl Vision {
         let dt = self.last_t.map_or(33.3, |l| (t - l).clamp(1.0, 1000.0));
         self.last_t = Some(t);
         let gray = &frame.gray;
-        // BlinkLink sees every frame, so a new blink can (re)initialize whenever we are not tracking.
         // BlinkLink watches every frame while there is no confirmed track, so a
-        // blink can (re)initialize; a provisional track (started from a brow
-        // raise) is replaced at the first blink.
+        // blink can (re)initialize; a provisional track (one not started by a
+        // clear blink) is replaced at the first blink.
         let provisional = matches!(&self.phase, Phase::Tracking(tr) if tr.provisional);
         let watching = !matches!(self.phase, Phase::Tracking(_)) || provisional;
         let (pair, cue) = if matches!(self.phase, Phase::Initializing { .. }) {
@@ -412,16 +417,8 @@ impl Vision {
             out.mid = Some(tr.pose_points[0].2);
             out.nose = Some(tr.pose_points[1].2);
         } else {
-            out.le = None;
-            out.re = None;
-            out.lb = None;
-            out.rb = None;
-            out.feature = None;
-            out.mid = None;
-            out.nose = None;
-            out.eyes_closed = false;
+            forget_positions(out);
             out.brows_raised = false;
-            out.confidence = 0.0;
         }
         Ok(())
     }
@@ -454,7 +451,7 @@ impl Vision {
                     _ => None,
                 };
                 // Dark brows moving up leave brighter skin below where they were and darken above.
-                cue = if pair.is_some() && brows_went_up(before, gray, &p, up)? { Cue::BrowsUp } else { Cue::BrowsMoved };
+                cue = if pair.is_some() && brows_went_up(before, gray, &p)? { Cue::BrowsUp } else { Cue::BrowsMoved };
             }
         }
         gray.copy_to(&mut self.prev_gray)?;
@@ -474,8 +471,7 @@ fn narrower_pair(confirm: &mut haar::EyeConfirmer, before: &Mat, p: &EyePair) ->
     let (mut patch, mut flipped, mut result) = (Mat::default(), Mat::default(), Mat::default());
     for f in NARROWER_PAIR {
         let iod = f * p.iod();
-        let toward = |q: Point| [m[0] + f * (q[0] - m[0]), m[1] + f * (q[1] - m[1])];
-        let found = [confirm.find_eye(before, toward(p.le), iod)?, confirm.find_eye(before, toward(p.re), iod)?];
+        let found = [confirm.find_eye(before, lerp(m, p.le, f), iod)?, confirm.find_eye(before, lerp(m, p.re, f), iod)?];
         let (le, re) = match found {
             [Some(le), Some(re)] => (le, re),
             [Some(one), None] | [None, Some(one)] => {
@@ -506,7 +502,7 @@ fn narrower_pair(confirm: &mut haar::EyeConfirmer, before: &Mat, p: &EyePair) ->
 /// Whether the change at a pair of brow blobs is the brows rising: the shift
 /// that best aligns each blob's vertical intensity profile now with the one
 /// before moves the content up.
-fn brows_went_up(before: &Mat, now: &Mat, p: &EyePair, _up: Point) -> Result<bool, VisionError> {
+fn brows_went_up(before: &Mat, now: &Mat, p: &EyePair) -> Result<bool, VisionError> {
     let iod = p.iod();
     let half_w = (0.15 * iod).round().max(2.0) as i32;
     let reach = (0.3 * iod).round().max(4.0) as i32;
@@ -674,7 +670,7 @@ impl Vision {
             if !ncc::extract(gray, eye, px(EYE_TEMPLATE.0 * iod), px(EYE_TEMPLATE.1 * iod), &mut eye_tmpl)? {
                 return Ok(None);
             }
-            let brow = find_brow(gray, eye, e, up, iod, &mut self.patch)?;
+            let brow = find_brow(gray, eye, e, up, iod)?;
             let mut brow_tmpl = Mat::default();
             if !ncc::extract(gray, brow, px(BROW_TEMPLATE.0 * iod), px(BROW_TEMPLATE.1 * iod), &mut brow_tmpl)? {
                 return Ok(None);
@@ -793,8 +789,7 @@ impl Vision {
                 let open = m.score >= EYE_POSITION_FLOOR;
                 side.eye = if open { m.pos } else { guess };
                 if open && reliable {
-                    let off = sub(m.pos, tr.feature);
-                    side.eye_offset = add(side.eye_offset, [a * (off[0] - side.eye_offset[0]), a * (off[1] - side.eye_offset[1])]);
+                    side.eye_offset = lerp(side.eye_offset, sub(m.pos, tr.feature), a);
                 }
             } else {
                 side.eye_score = -1.0;
@@ -816,8 +811,7 @@ impl Vision {
                 Some(m) if m.score >= EYE_POSITION_FLOOR => {
                     *pos = m.pos;
                     if reliable {
-                        let off = sub(m.pos, tr.feature);
-                        *offset = add(*offset, [a * (off[0] - offset[0]), a * (off[1] - offset[1])]);
+                        *offset = lerp(*offset, sub(m.pos, tr.feature), a);
                     }
                 }
                 _ => *pos = guess,
@@ -848,7 +842,7 @@ impl Vision {
 
         // 4. Eye state.
         let timing = EyeTiming { long_blink_ms: self.settings.long_blink_ms, wink_min_ms: self.settings.wink_min_ms };
-        out.eyes_closed = self.eyes.update(evidence[0], evidence[1], reliable, t, dt, timing, &mut out.events);
+        out.eyes_closed = self.eyes.update(evidence[0], evidence[1], reliable, t, timing, &mut out.events);
         out.closure = self.eyes.last_closure;
         if tr.left.closed_tmpl.is_none() || tr.right.closed_tmpl.is_none() {
             self.learn_closed_templates(gray, &mut tr, out.eyes_closed, evidence)?;
@@ -882,7 +876,7 @@ impl Vision {
             min_ms: self.settings.brow_min_ms,
             refractory_ms: self.settings.brow_refractory_ms,
         };
-        out.brows_raised = self.brows.update(brow_dist, t, dt, brow_timing, &mut out.events);
+        out.brows_raised = self.brows.update(brow_dist, t, brow_timing, &mut out.events);
         out.brow_lift = self.brows.last_lift;
 
         // 6. Refresh the feature template now and then, guarded against drift.
@@ -975,7 +969,7 @@ impl Vision {
 
 /// The eyebrow above `eye`: the darkest thick band along the face's up axis,
 /// between 0.15 and 0.5 inter-ocular distances above the eye centre.
-fn find_brow(gray: &Mat, eye: Point, e: Point, up: Point, iod: f64, patch: &mut Mat) -> Result<Point, VisionError> {
+fn find_brow(gray: &Mat, eye: Point, e: Point, up: Point, iod: f64) -> Result<Point, VisionError> {
     let half_w = 0.22 * iod;
     // The profile reaches a little higher than a brow may be, to see the skin above it.
     let (lo, hi, top) = (0.15 * iod, 0.5 * iod, 0.62 * iod);
@@ -1026,8 +1020,7 @@ fn find_brow(gray: &Mat, eye: Point, e: Point, up: Point, iod: f64, patch: &mut 
     let best = bands
         .iter()
         .find(|b| b.1 >= BROW_BAND_SHARE * deepest && b.1 > 0.0)
-        .map_or_else(|| (0.0, smooth.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |m| m.0)), |b| (b.1, b.0));
-    let h = lo + best.1 as f64;
-    let _ = patch;
+        .map_or_else(|| smooth.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |m| m.0), |b| b.0);
+    let h = lo + best as f64;
     Ok([eye[0] + h * up[0], eye[1] + h * up[1]])
 }

@@ -50,7 +50,7 @@ pub fn extract(img: &Mat, c: Point, w: i32, h: i32, out: &mut Mat) -> Result<boo
 }
 
 /// Offset of a parabola's vertex through three samples, in −0.5..0.5.
-fn parabola(a: f64, b: f64, c: f64) -> f64 {
+pub(crate) fn parabola(a: f64, b: f64, c: f64) -> f64 {
     let d = a - 2.0 * b + c;
     if d.abs() < 1e-12 { 0.0 } else { (0.5 * (a - c) / d).clamp(-0.5, 0.5) }
 }
