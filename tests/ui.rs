@@ -27,6 +27,12 @@ fn harness(dir: &Path, scanning: bool) -> Harness<'static, State> {
     )
 }
 
+/// Clicks the target labelled `label` and lets the panel react.
+fn press(h: &mut Harness<'static, State>, label: &str) {
+    h.get_by_label(label).click();
+    h.run_steps(2);
+}
+
 fn user_menus() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().expect("tempdir");
     for e in std::fs::read_dir(facemouse::data_dir().join("menus")).expect("shipped menus") {
@@ -41,11 +47,9 @@ fn navigate_menu_submenu_action_and_back() {
     let dir = user_menus();
     let mut h = harness(dir.path(), false);
     h.run_steps(2);
-    h.get_by_label("Web browser").click();
-    h.run_steps(2);
+    press(&mut h, "Web browser");
     assert_eq!(h.state().panel.nav.current_name(), "browser");
-    h.get_by_label("New tab").click();
-    h.run_steps(2);
+    press(&mut h, "New tab");
     assert_eq!(h.state().outcomes, vec![Outcome::Moved, Outcome::Keys("ctrl+t".into())]);
     // The menu's own Back item, then home again.
     h.get_all_by_label("Back").next().expect("a Back target").click();
@@ -76,14 +80,11 @@ fn the_editor_changes_a_menu_and_it_persists() {
     let dir = user_menus();
     let mut h = harness(dir.path(), false);
     h.run_steps(1);
-    h.get_by_label("Edit menu").click();
-    h.run_steps(2);
-    h.get_by_label("Add item").click();
-    h.run_steps(2);
+    press(&mut h, "Edit menu");
+    press(&mut h, "Add item");
     h.get_all_by_label("Remove").next().expect("a Remove button").click(); // removes "Web browser"
     h.run_steps(2);
-    h.get_by_label("Done editing").click();
-    h.run_steps(2);
+    press(&mut h, "Done editing");
     assert!(h.query_by_label("New item").is_some(), "the new item shows");
     assert!(h.query_by_label("Web browser").is_none(), "the removed item is gone");
     // Saved: a fresh load of the user's menus has the change.

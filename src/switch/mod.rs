@@ -335,6 +335,11 @@ mod tests {
         Observation { state: TrackState::Tracking, ..Observation::default() }
     }
 
+    /// A tracked frame that ends a long blink.
+    fn long_blink() -> Observation {
+        Observation { events: vec![Event::LongBlink], ..tracked() }
+    }
+
     struct Run {
         d: SwitchDecider,
         t: f64,
@@ -384,8 +389,7 @@ mod tests {
         // Tracking starts: a raise within the first 2 s does nothing.
         r.frames(10, &tracked());
         r.raise(400.0);
-        let mut lb = tracked();
-        lb.events = vec![Event::LongBlink];
+        let lb = long_blink();
         r.frames(1, &lb);
         assert_eq!(r.presses(), 0);
         r.frames(60, &tracked());
@@ -398,8 +402,7 @@ mod tests {
         let s = SwitchSettings { long_blink: Action::ClickLeft, max_clicks_per_minute: 3, ..SwitchSettings::default() };
         let mut r = Run::new(s);
         r.frames(90, &tracked());
-        let mut lb = tracked();
-        lb.events = vec![Event::LongBlink];
+        let lb = long_blink();
         r.frames(1, &lb);
         r.frames(3, &tracked());
         r.frames(1, &lb); // 130 ms later: within the cooldown
@@ -425,8 +428,7 @@ mod tests {
         // While paused: triggers do nothing and the pointer does not move.
         let n = r.commands.len();
         r.raise(400.0);
-        let mut lb = tracked();
-        lb.events = vec![Event::LongBlink];
+        let lb = long_blink();
         r.frames(1, &lb);
         assert_eq!(r.commands.len(), n, "no commands while paused");
         r.raise(1800.0);
@@ -450,8 +452,7 @@ mod tests {
         let s = SwitchSettings { long_blink: Action::DragToggle, ..SwitchSettings::default() };
         let mut r = Run::new(s.clone());
         r.frames(90, &tracked());
-        let mut lb = tracked();
-        lb.events = vec![Event::LongBlink];
+        let lb = long_blink();
         r.frames(1, &lb);
         assert!(r.d.dragging());
         r.raise(1700.0); // pause
@@ -500,8 +501,7 @@ mod tests {
         for i in 0..90 {
             d.decide(&tracked(), [500.0, 500.0], false, f64::from(i) * 33.3, &mut c, &mut e);
         }
-        let mut lb = tracked();
-        lb.events = vec![Event::LongBlink];
+        let lb = long_blink();
         d.decide(&lb, [500.0, 500.0], false, 3000.0, &mut c, &mut e);
         assert!(d.scrolling());
         c.clear();
