@@ -97,6 +97,8 @@ pub struct ProcUs {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Scores {
     pub sequence: String,
+    /// The person group (meta.json `person`; every ZJU clip is the group `zju`).
+    pub group: String,
     pub frames: usize,
     pub trace_frames: usize,
     /// Always 0: records come from the pipeline, not from a file.
@@ -228,7 +230,13 @@ pub fn score(seq: &Sequence, trace: &[TraceRecord], tol_s: Option<f64>) -> Score
     let minutes = dur_ms / 60000.0;
     let fps = if n > 1 && span > 0.0 { (n - 1) as f64 / (span / 1000.0) } else if seq.meta.fps > 0.0 { seq.meta.fps } else { 30.0 };
     let name = seq.dir.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-    let tol_s = tol_s.unwrap_or_else(|| if format!("{} {}", seq.meta.source, name).to_lowercase().contains("zju") { 0.5 } else { 0.25 });
+    let zju = format!("{} {}", seq.meta.source, name).to_lowercase().contains("zju");
+    let tol_s = tol_s.unwrap_or(if zju { 0.5 } else { 0.25 });
+    let group = if zju {
+        "zju".to_string()
+    } else {
+        seq.meta.extra.get("person").and_then(serde_json::Value::as_str).unwrap_or("unknown").to_string()
+    };
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let tol = (round_half_even(tol_s * fps) as usize).max(1);
 
@@ -321,6 +329,7 @@ pub fn score(seq: &Sequence, trace: &[TraceRecord], tol_s: Option<f64>) -> Score
     let brow = event_scores(&br_runs, &brow_det, tol, minutes, subtle);
     Scores {
         sequence: name,
+        group,
         frames: n,
         trace_frames: tr.len(),
         bad_trace_lines: 0,
@@ -374,6 +383,10 @@ pub struct Summary {
     pub false_blink_per_min: Option<f64>,
     pub false_brow_per_min: Option<f64>,
     pub eye_error_median_worst: Option<f64>,
+    /// The mean over the sequences of the share of labelled frames with tracked eyes.
+    pub coverage_mean: Option<f64>,
+    /// Sequences that never tracked the eyes.
+    pub never_initialized: usize,
     pub init_after_first_blink_ms_worst: Option<f64>,
     pub proc_us_p50_worst: Option<f64>,
     pub proc_us_p99_worst: Option<f64>,
@@ -411,6 +424,11 @@ pub fn summarize(all: &[Scores]) -> Summary {
         false_blink_per_min: rnd((minutes > 0.0).then(|| sum(&|s| s.blink.fp) as f64 / minutes), 3),
         false_brow_per_min: rnd((minutes > 0.0).then(|| sum(&|s| s.brow.fp) as f64 / minutes), 3),
         eye_error_median_worst: worst(&|s| s.eye_error.median),
+        coverage_mean: rnd(
+            (!all.is_empty()).then(|| all.iter().map(|s| s.eye_error.coverage.unwrap_or(0.0)).sum::<f64>() / all.len() as f64),
+            4,
+        ),
+        never_initialized: all.iter().filter(|s| s.init_latency.frame.is_none()).count(),
         init_after_first_blink_ms_worst: worst(&|s| s.init_latency.after_first_blink_ms),
         proc_us_p50_worst: worst(&|s| s.proc_us.p50),
         proc_us_p99_worst: worst(&|s| s.proc_us.p99),
@@ -421,15 +439,61 @@ fn f(x: Option<f64>, prec: usize) -> String {
     x.map_or_else(|| "–".to_string(), |v| format!("{v:.prec$}"))
 }
 
-/// The table `facemouse eval` prints (Markdown).
+/// The sequences' summaries per person group, in the order the groups first appear.
+#[must_use]
+pub fn groups(all: &[Scores]) -> Vec<(String, Summary)> {
+    let mut names: Vec<&str> = Vec::new();
+    for s in all {
+        if !names.contains(&s.group.as_str()) {
+            names.push(&s.group);
+        }
+    }
+    names
+        .into_iter()
+        .map(|g| {
+            let members: Vec<Scores> = all.iter().filter(|s| s.group == g).cloned().collect();
+            (g.to_string(), summarize(&members))
+        })
+        .collect()
+}
+
+/// One summary row of the table: a person group or all sequences.
+fn summary_row(label: &str, sum: &Summary) -> String {
+    let init = if sum.never_initialized > 0 {
+        format!("{} never", sum.never_initialized)
+    } else {
+        format!("worst {}", f(sum.init_after_first_blink_ms_worst, 0))
+    };
+    format!(
+        "| **{label} ({})** | | | {}/{}/{} | {}/{}/{} | {}/{} | {}/{} | worst {} | mean {} | | {init} | worst {}/{} |\n",
+        sum.sequences,
+        f(sum.blink_precision, 2),
+        f(sum.blink_recall, 2),
+        f(sum.blink_f1, 2),
+        f(sum.brow_precision, 2),
+        f(sum.brow_recall, 2),
+        f(sum.brow_f1, 2),
+        sum.subtle_detected,
+        sum.subtle,
+        f(sum.false_blink_per_min, 2),
+        f(sum.false_brow_per_min_without_raises, 2),
+        f(sum.eye_error_median_worst, 3),
+        f(sum.coverage_mean, 2),
+        f(sum.proc_us_p50_worst, 0),
+        f(sum.proc_us_p99_worst, 0),
+    )
+}
+
+/// The table `facemouse eval` prints (Markdown): a row per sequence, a row
+/// per person group (when there is more than one) and a row for all.
 #[must_use]
 pub fn table(all: &[Scores], sum: &Summary) -> String {
     let mut s = String::from(
-        "| sequence | frames | fps | blink P/R/F1 | brow P/R/F1 | subtle det. | false blink/brow per min | eye err. median (p95) | brow err. | init after 1st blink (ms) | proc_us p50/p99 |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| sequence | frames | fps | blink P/R/F1 | brow P/R/F1 | subtle det. | false blink/brow per min | eye err. median (p95) | coverage | brow err. | init after 1st blink (ms) | proc_us p50/p99 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for x in all {
         s.push_str(&format!(
-            "| {} | {} | {:.1} | {}/{}/{} ({}/{}) | {}/{}/{} ({}/{}) | {} | {}/{} | {} ({}) | {} | {} | {}/{} |\n",
+            "| {} | {} | {:.1} | {}/{}/{} ({}/{}) | {}/{}/{} ({}/{}) | {} | {}/{} | {} ({}) | {} | {} | {} | {}/{} |\n",
             x.sequence,
             x.frames,
             x.fps,
@@ -448,30 +512,20 @@ pub fn table(all: &[Scores], sum: &Summary) -> String {
             f(x.brow.false_per_min, 2),
             f(x.eye_error.median, 3),
             f(x.eye_error.p95, 3),
+            f(x.eye_error.coverage, 2),
             f(x.brow_error.median, 3),
-            f(x.init_latency.after_first_blink_ms, 0),
+            if x.init_latency.frame.is_none() { "never".to_string() } else { f(x.init_latency.after_first_blink_ms, 0) },
             f(x.proc_us.p50, 0),
             f(x.proc_us.p99, 0),
         ));
     }
-    s.push_str(&format!(
-        "| **all ({})** | | | {}/{}/{} | {}/{}/{} | {}/{} | {}/{} | worst {} | | worst {} | worst {}/{} |\n",
-        sum.sequences,
-        f(sum.blink_precision, 2),
-        f(sum.blink_recall, 2),
-        f(sum.blink_f1, 2),
-        f(sum.brow_precision, 2),
-        f(sum.brow_recall, 2),
-        f(sum.brow_f1, 2),
-        sum.subtle_detected,
-        sum.subtle,
-        f(sum.false_blink_per_min, 2),
-        f(sum.false_brow_per_min_without_raises, 2),
-        f(sum.eye_error_median_worst, 3),
-        f(sum.init_after_first_blink_ms_worst, 0),
-        f(sum.proc_us_p50_worst, 0),
-        f(sum.proc_us_p99_worst, 0),
-    ));
+    let groups = groups(all);
+    if groups.len() > 1 {
+        for (g, gs) in &groups {
+            s.push_str(&summary_row(g, gs));
+        }
+    }
+    s.push_str(&summary_row("all", sum));
     s
 }
 
@@ -518,5 +572,28 @@ mod tests {
         assert_eq!(s.subtle_detected, Some(1));
         assert_eq!(s.false_per_min, Some(2.0));
         assert_eq!(s.recall, None);
+    }
+
+    #[test]
+    fn groups_pool_their_own_sequences_in_order_of_appearance() {
+        let seq = |name: &str, group: &str, tp: usize, det: usize, gt: usize, cov: f64| Scores {
+            sequence: name.into(),
+            group: group.into(),
+            duration_min: 1.0,
+            blink: EventScores { gt, detected: det, tp, fp: det - tp, fn_: gt - tp, ..EventScores::default() },
+            eye_error: PositionError { coverage: Some(cov), ..PositionError::default() },
+            init_latency: InitLatency { frame: Some(3), ..InitLatency::default() },
+            ..Scores::default()
+        };
+        let all = [seq("a", "p1", 4, 4, 5, 1.0), seq("z1", "zju", 1, 2, 2, 0.5), seq("b", "p1", 5, 5, 5, 0.9)];
+        let g = groups(&all);
+        assert_eq!(g.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["p1", "zju"]);
+        assert_eq!(g[0].1.sequences, 2);
+        assert_eq!(g[0].1.blink_precision, Some(1.0));
+        assert_eq!(g[0].1.blink_recall, Some(0.9));
+        assert_eq!(g[1].1.blink_precision, Some(0.5));
+        assert_eq!(g[0].1.coverage_mean, Some(0.95));
+        let t = table(&all, &summarize(&all));
+        assert!(t.contains("| **p1 (2)** |") && t.contains("| **zju (1)** |") && t.contains("| **all (3)** |"), "{t}");
     }
 }

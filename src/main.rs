@@ -268,7 +268,11 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
     }
     let summary = facemouse::eval::summarize(&all);
     if json {
-        println!("{}", serde_json::json!({ "sequences": all, "summary": summary }));
+        let groups: serde_json::Map<String, serde_json::Value> = facemouse::eval::groups(&all)
+            .into_iter()
+            .map(|(g, s)| (g, serde_json::to_value(s).unwrap_or_default()))
+            .collect();
+        println!("{}", serde_json::json!({ "sequences": all, "groups": groups, "summary": summary }));
     } else {
         print!("{}", facemouse::eval::table(&all, &summary));
     }
