@@ -123,9 +123,11 @@ enum Command {
 fn main() -> ExitCode {
     use std::io::IsTerminal;
     use tracing_subscriber::prelude::*;
-    // Our own messages from INFO up; libraries' (enigo, nokhwa) only when they are errors.
+    // Our own messages from INFO up (FACEMOUSE_LOG=debug or trace for more);
+    // libraries' (enigo, nokhwa) only when they are errors.
+    let ours = std::env::var("FACEMOUSE_LOG").ok().and_then(|v| v.parse::<tracing::Level>().ok()).unwrap_or(tracing::Level::INFO);
     let filter = tracing_subscriber::filter::Targets::new()
-        .with_target("facemouse", tracing::Level::INFO)
+        .with_target("facemouse", ours)
         .with_default(tracing::Level::ERROR);
     tracing_subscriber::registry()
         .with(

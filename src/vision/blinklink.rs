@@ -12,24 +12,12 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use super::ncc;
+use super::params::{
+    BLINK_WORK_WIDTH as WORK_WIDTH, DIFF_THRESHOLD, IRIS_REACH, IRIS_SIGMA, MAX_AREA_RATIO, MAX_CHANGED_SHARE, MAX_IOD_SHARE, MAX_SLOPE,
+    MAX_SPACING_WIDTHS, MIN_IOD_SHARE, MIN_MIRROR_NCC, MIN_SPACING_WIDTHS, WANDER_COST,
+};
 use crate::events::{Point, dist};
 
-/// The width the detector works at (larger frames are reduced to it).
-pub const WORK_WIDTH: i32 = 320;
-/// Grey-level change that counts as motion.
-pub const DIFF_THRESHOLD: f64 = 12.0;
-/// A frame where more than this share of pixels changed is global motion.
-pub const MAX_CHANGED_SHARE: f64 = 0.02;
-/// Blob pairs: largest area ratio, steepest slope, spacing in blob widths.
-pub const MAX_AREA_RATIO: f64 = 3.0;
-pub const MAX_SLOPE: f64 = 0.36;
-pub const MIN_SPACING_WIDTHS: f64 = 1.5;
-pub const MAX_SPACING_WIDTHS: f64 = 16.0;
-/// Inter-ocular distance as a share of the frame width.
-pub const MIN_IOD_SHARE: f64 = 0.05;
-pub const MAX_IOD_SHARE: f64 = 0.45;
-/// Mirror symmetry the two eye regions must show.
-pub const MIN_MIRROR_NCC: f64 = 0.35;
 
 /// A candidate eye pair in full-resolution pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -177,10 +165,6 @@ impl BlinkLink {
     }
 }
 
-/// Iris size as a share of the inter-ocular distance: the scale of the dark-blob filter.
-pub const IRIS_SIGMA_IOD: f64 = 0.07;
-/// How far the iris may be from the guess, in inter-ocular distances (x, y).
-pub const IRIS_REACH_IOD: (f64, f64) = (0.16, 0.12);
 
 /// Up to `k` iris candidates near `p`: local maxima of the Laplacian of the
 /// Gaussian-smoothed image at iris scale (dark round blobs), strongest first,
@@ -189,8 +173,8 @@ pub const IRIS_REACH_IOD: (f64, f64) = (0.16, 0.12);
 /// # Errors
 /// OpenCV failures.
 pub fn iris_candidates(gray: &Mat, p: Point, iod: f64, k: usize) -> Result<Vec<(Point, f64)>, opencv::Error> {
-    let (rx, ry) = (IRIS_REACH_IOD.0 * iod, IRIS_REACH_IOD.1 * iod);
-    let sigma = IRIS_SIGMA_IOD * iod;
+    let (rx, ry) = (IRIS_REACH.0 * iod, IRIS_REACH.1 * iod);
+    let sigma = IRIS_SIGMA * iod;
     let margin = 3.0 * sigma + 2.0;
     #[allow(clippy::cast_possible_truncation)]
     let (w, h) = ((2.0 * (rx + margin)).round() as i32, (2.0 * (ry + margin)).round() as i32);
@@ -251,8 +235,6 @@ pub fn nearest_iris(gray: &Mat, p: Point, iod: f64) -> Result<Point, opencv::Err
     Ok(iris_candidates(gray, p, iod, 5)?.into_iter().map(|(q, _)| q).min_by(|a, b| d(a).total_cmp(&d(b))).unwrap_or(p))
 }
 
-/// Mirror-likeness given up per inter-ocular distance that a refined eye moves.
-pub const WANDER_COST: f64 = 0.5;
 
 /// The eye centres near a blink's blobs. Each eye's iris candidates are tried
 /// in pairs, and the pair whose two eye regions are the best mirror images of

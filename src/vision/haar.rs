@@ -13,15 +13,13 @@ use opencv::objdetect::CascadeClassifier;
 use opencv::prelude::*;
 
 use super::ncc;
+use super::params::HAAR_NORMALIZED_IOD as NORMALIZED_IOD;
 use crate::events::Point;
 
 /// The cascade's file name.
 pub const EYE_CASCADE: &str = "haarcascade_eye.xml";
 /// The environment variable that adds a folder to the search path.
 pub const HAAR_DIR_ENV: &str = "FACEMOUSE_HAAR_DIR";
-/// Eye regions are scaled so the inter-ocular distance is about this many pixels
-/// (the cascade's smallest eye is 20 pixels).
-const NORMALIZED_IOD: f64 = 50.0;
 
 /// Where the cascade is looked for, in order.
 #[must_use]

@@ -1,0 +1,259 @@
+//! The eyebrows: where a brow is above its eye (the darkest thick band), and
+//! the brow-raise switch (Eyebrow-Clicker) on the eye–brow distance against
+//! the person's own rest level.
+
+use opencv::core::Mat;
+use opencv::prelude::*;
+
+use super::params::{BROW_BAND_SHARE, BROW_ONSET_MS, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
+use super::stats::RobustWindow;
+use super::VisionError;
+use crate::events::{Event, Point};
+
+/// Brow-raise settings (the profile's `[vision]` brow fields), in inter-ocular distances and ms.
+#[derive(Debug, Clone, Copy)]
+pub struct BrowTiming {
+    pub on: f64,
+    pub off: f64,
+    pub min_ms: f64,
+    pub refractory_ms: f64,
+}
+
+/// The eyebrow-raise switch (Eyebrow-Clicker): the eye–brow distance in
+/// inter-ocular distances against its rest level (the running median of the
+/// frames that are not raised), with hysteresis, a minimum duration and a
+/// refractory period. A raise is a quick motion from rest: the brows must
+/// rise from the rest level to the threshold within `BROW_ONSET_MS`. A slow
+/// drift (leaning back, a new posture) is followed by the rest level instead,
+/// and so is a level held far longer than any gesture.
+#[derive(Debug, Clone, Default)]
+pub struct BrowSwitch {
+    rest: RobustWindow,
+    above_since: Option<f64>,
+    raised_at: Option<f64>,
+    released_at: Option<f64>,
+    /// When the brows were last seen at rest.
+    at_rest: Option<f64>,
+    /// The last lift above rest (for diagnostics and plots).
+    pub last_lift: f64,
+}
+
+impl BrowSwitch {
+    /// Feeds one measurement (`None` while it cannot be trusted: eyes closed,
+    /// tracking weak). Returns whether the brows are raised and pushes `brow_raise` at the onset.
+    pub fn update(&mut self, dist: Option<f64>, t_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
+        let Some(d) = dist else {
+            // Hold the state; a raise in progress stays raised through a blink.
+            self.above_since = None;
+            return self.raised();
+        };
+        let warm = self.rest.covered_ms() >= BROW_WARMUP_MS;
+        let lift = if warm { d - self.rest.median() } else { 0.0 };
+        self.last_lift = lift;
+        if let Some(since) = self.raised_at {
+            if lift < timing.off {
+                self.raised_at = None;
+                self.released_at = Some(t_ms);
+                self.at_rest = Some(t_ms);
+            } else if t_ms - since > BROW_RAISE_MAX_MS {
+                // Held far longer than any gesture: this is how the face rests now.
+                self.rest.clear();
+                self.raised_at = None;
+                self.released_at = Some(t_ms);
+                self.at_rest = Some(t_ms);
+            }
+        } else if lift < timing.off {
+            self.at_rest = Some(t_ms);
+            self.above_since = None;
+        } else if warm && lift >= timing.on {
+            if self.above_since.is_none() && self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS) {
+                self.above_since = Some(t_ms);
+            }
+            let rested = self.released_at.is_none_or(|r| t_ms - r >= timing.refractory_ms);
+            if self.above_since.is_some_and(|s| t_ms - s >= timing.min_ms) && rested {
+                self.raised_at = Some(t_ms);
+                self.above_since = None;
+                events.push(Event::BrowRaise);
+            }
+        }
+        // The rest level follows posture and distance, not raises.
+        if self.raised_at.is_none() {
+            self.rest.push(t_ms, d, BROW_WINDOW_MS);
+        }
+        self.raised()
+    }
+
+    /// The eyes are shut: the brow measure moves with the lids, so a new
+    /// raise must be seen to start from rest once they reopen.
+    pub fn eyes_shut(&mut self) {
+        self.at_rest = None;
+    }
+
+    /// Whether the brows are raised now.
+    #[must_use]
+    pub fn raised(&self) -> bool {
+        self.raised_at.is_some()
+    }
+
+    /// The lift of an eye–brow distance above the rest level (0 before the rest level is known).
+    #[must_use]
+    pub fn lift(&self, dist: f64) -> f64 {
+        if self.rest.covered_ms() >= BROW_WARMUP_MS { dist - self.rest.median() } else { 0.0 }
+    }
+}
+
+/// The eyebrow above `eye`: the darkest thick band along the face's up axis,
+/// between 0.15 and 0.5 inter-ocular distances above the eye centre.
+pub(crate) fn find_brow(gray: &Mat, eye: Point, e: Point, up: Point, iod: f64) -> Result<Point, VisionError> {
+    let half_w = BROW_PROFILE_HALF_WIDTH * iod;
+    // The profile reaches a little higher than a brow may be, to see the skin above it.
+    let (lo, hi, top) = (BROW_RANGE.0 * iod, BROW_RANGE.1 * iod, BROW_RANGE.2 * iod);
+    let steps = (top - lo).ceil() as usize + 1;
+    let last_band = (hi - lo).ceil() as usize;
+    let mut profile = Vec::with_capacity(steps);
+    for k in 0..steps {
+        let h = lo + k as f64;
+        let mut sum = 0.0;
+        let mut n = 0.0;
+        let mut s = -half_w;
+        while s <= half_w {
+            let x = eye[0] + s * e[0] + h * up[0];
+            let y = eye[1] + s * e[1] + h * up[1];
+            #[allow(clippy::cast_possible_truncation)]
+            let (xi, yi) = (x.round() as i32, y.round() as i32);
+            if xi >= 0 && yi >= 0 && xi < gray.cols() && yi < gray.rows() {
+                sum += f64::from(*gray.at_2d::<u8>(yi, xi)?);
+                n += 1.0;
+            }
+            s += 1.0;
+        }
+        profile.push(if n > 0.0 { sum / n } else { 255.0 });
+    }
+    // Smooth over a brow's thickness so that a thin glasses rim does not win.
+    let k = ((BROW_THICKNESS * iod).round() as usize).max(1);
+    let smooth: Vec<f64> = (0..profile.len())
+        .map(|i| {
+            let a = i.saturating_sub(k);
+            let b = (i + k).min(profile.len() - 1);
+            profile[a..=b].iter().sum::<f64>() / (b - a + 1) as f64
+        })
+        .collect();
+    // Dark bands are local minima; a band's depth is how much brighter the skin
+    // between it and the eye gets. The brow is the band nearest the eye that is
+    // nearly as deep as the deepest (hair above the brows is a band too).
+    // A band needs brighter skin on both sides: the top of the range, where
+    // hair may begin, is an edge, not a band.
+    // A flat-bottomed minimum (a band narrower than the smoothing) counts once, at its middle.
+    let mut bands = Vec::new();
+    let end = smooth.len().saturating_sub(1).min(last_band + 1);
+    let mut i = 1;
+    while i < end {
+        let mut j = i;
+        while j + 1 < smooth.len() - 1 && (smooth[j + 1] - smooth[i]).abs() < 1e-9 {
+            j += 1;
+        }
+        if smooth[i] < smooth[i - 1] && smooth[j] < smooth[j + 1] {
+            let below = smooth[..i].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let above = smooth[j + 1..].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            bands.push((usize::midpoint(i, j), below.min(above) - smooth[i]));
+        }
+        i = j + 1;
+    }
+    let deepest = bands.iter().map(|b| b.1).fold(0.0, f64::max);
+    let best = bands
+        .iter()
+        .find(|b| b.1 >= BROW_BAND_SHARE * deepest && b.1 > 0.0)
+        .map_or_else(|| smooth.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |m| m.0), |b| b.0);
+    let h = lo + best as f64;
+    Ok([eye[0] + h * up[0], eye[1] + h * up[1]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BROW: BrowTiming = BrowTiming { on: 0.045, off: 0.025, min_ms: 90.0, refractory_ms: 300.0 };
+
+    fn run_brows(b: &mut BrowSwitch, n: usize, dt: f64, t0: f64, f: impl Fn(usize) -> f64) -> (Vec<Event>, Vec<bool>) {
+        let mut ev = Vec::new();
+        let mut up = Vec::new();
+        for i in 0..n {
+            up.push(b.update(Some(f(i)), t0 + i as f64 * dt, BROW, &mut ev));
+        }
+        (ev, up)
+    }
+
+    #[test]
+    fn a_raise_fires_once_and_a_subtle_one_never() {
+        let mut b = BrowSwitch::default();
+        run_brows(&mut b, 60, 33.3, 0.0, |i| 0.34 + 0.003 * ((i as f64) * 0.9).sin());
+        let (ev, up) = run_brows(&mut b, 40, 33.3, 2000.0, |i| if (5..25).contains(&i) { 0.34 + 0.08 } else { 0.34 });
+        assert_eq!(ev, vec![Event::BrowRaise]);
+        assert!(up[10] && !up[30]);
+        let (ev, _) = run_brows(&mut b, 40, 33.3, 4000.0, |i| if (5..25).contains(&i) { 0.34 + 0.025 } else { 0.34 });
+        assert!(ev.is_empty(), "a 2.5 % raise is ignored");
+    }
+
+    #[test]
+    fn the_brow_baseline_follows_a_slow_drift_without_firing() {
+        let mut b = BrowSwitch::default();
+        // The user leans back over 20 s: the normalized distance creeps by 0.06.
+        let (ev, _) = run_brows(&mut b, 600, 33.3, 0.0, |i| 0.34 + 0.06 * (i as f64 / 600.0));
+        assert!(ev.is_empty());
+    }
+
+    #[test]
+    fn brows_seen_high_after_a_blink_must_first_be_seen_at_rest() {
+        let mut b = BrowSwitch::default();
+        run_brows(&mut b, 60, 33.3, 0.0, |_| 0.34);
+        let mut ev = Vec::new();
+        for i in 0..5 {
+            b.eyes_shut();
+            b.update(None, 2000.0 + f64::from(i) * 33.3, BROW, &mut ev);
+        }
+        // The eyes reopen with the brow measure still settling down: no raise.
+        let (ev, _) = run_brows(&mut b, 20, 33.3, 2200.0, |i| if i < 5 { 0.42 - 0.015 * i as f64 } else { 0.34 });
+        assert!(ev.is_empty(), "{ev:?}");
+        // A raise from rest afterwards counts.
+        let (ev, _) = run_brows(&mut b, 20, 33.3, 3000.0, |i| if (3..15).contains(&i) { 0.42 } else { 0.34 });
+        assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    #[test]
+    fn a_quick_new_posture_that_stays_is_followed_and_a_stuck_raise_lets_go() {
+        let mut b = BrowSwitch::default();
+        run_brows(&mut b, 60, 33.3, 0.0, |_| 0.34);
+        // The brows go up quickly and stay there (the user now rests like this): one raise, released later.
+        let (ev, up) = run_brows(&mut b, 400, 33.3, 2000.0, |i| if i >= 5 { 0.42 } else { 0.34 });
+        assert_eq!(ev, vec![Event::BrowRaise]);
+        assert!(up[50] && !up[399], "held {}, then let go", up.iter().filter(|u| **u).count());
+        // From the new rest, a raise counts again.
+        let (ev, _) = run_brows(&mut b, 40, 33.3, 16_000.0, |i| if (5..25).contains(&i) { 0.50 } else { 0.42 });
+        assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    #[test]
+    fn a_refractory_period_ignores_a_quick_repeat() {
+        let mut b = BrowSwitch::default();
+        run_brows(&mut b, 60, 33.3, 0.0, |_| 0.34);
+        let (ev, _) = run_brows(&mut b, 40, 33.3, 2000.0, |i| if (2..10).contains(&i) || (12..20).contains(&i) { 0.42 } else { 0.34 });
+        assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    #[test]
+    fn the_brow_is_the_dark_band_above_the_eye_not_the_hair_above_it() {
+        // A light face: a brow 0.3 IOD above the eye, hair from 0.58 IOD up.
+        let iod = 60.0;
+        let eye = [100.0, 120.0];
+        let mut img = Mat::new_rows_cols_with_default(240, 200, opencv::core::CV_8UC1, opencv::core::Scalar::all(180.0)).expect("mat");
+        for y in 0..240 {
+            let h = (eye[1] - f64::from(y)) / iod;
+            let v = if (0.26..0.34).contains(&h) { 60 } else if h >= 0.58 { 40 } else { 180 };
+            for x in 60..140 {
+                *img.at_2d_mut::<u8>(y, x).expect("px") = v;
+            }
+        }
+        let brow = find_brow(&img, eye, [1.0, 0.0], [0.0, -1.0], iod).expect("brow");
+        assert!(((eye[1] - brow[1]) / iod - 0.3).abs() < 0.04, "{brow:?}");
+    }
+}

@@ -1,0 +1,542 @@
+//! Eye state: blinks, long blinks and winks, learned from the person's own eyes.
+//!
+//! Each eye is compared with its own recent open look (an average of its
+//! patches that follows gaze, lids and light with a time constant of
+//! `OPEN_TAU_MS`). How far the eye departs from that look is measured against
+//! the person's own rest level (its median and spread over the last seconds),
+//! so the same rule holds for wide and narrow eyes, glasses, 30 px faces and
+//! noisy cameras.
+//!
+//! A blink is a departure of both eyes that comes back: the event is given
+//! when the eyes start to reopen (or, for a closure too short for the camera
+//! to see twice, on the first frame after it). A departure that does not come
+//! back within `BLINK_MAX_MS` is a blink only when the eyes stay as far from
+//! their open look as the person's own blinks take them (learned from their
+//! earlier blinks: their closed level); when they
+//! reopen after the profile's minimum, it is a long blink. Anything else, such
+//! as looking up with the lids half lowered, looking down or a glint on
+//! glasses that stays, becomes the new open look without an event; so does a
+//! closure that has not reopened after `LONG_BLINK_MAX_MS`. A long blink is
+//! a command (a right click by default), so it counts only once the eyes have
+//! come back to how they looked before it: lids lowered for good are not one.
+
+use opencv::core::{Mat, CV_32F, CV_8U};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+use super::ncc;
+use super::params::{
+    ADOPT_MS, ALIGNED_NCC, CLOSED_DEPTH_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
+    EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_WINDOW_MS, OPEN_TAU_MS, WINK_CLOSED, WINK_OTHER_MAX,
+};
+use super::stats::{Ema, RobustWindow, alpha};
+use super::{VisionError, px};
+use crate::events::{Event, Point};
+
+/// Settings the eye state needs.
+#[derive(Debug, Clone, Copy)]
+pub struct EyeTiming {
+    pub long_blink_ms: f64,
+    pub wink_min_ms: f64,
+}
+
+/// A look of one eye: a running average (32-bit float) and its 8-bit copy for matching.
+#[derive(Debug, Clone, Default)]
+struct Look {
+    acc: Mat,
+    tmpl: Mat,
+}
+
+impl Look {
+    fn new(patch: &Mat) -> Result<Self, VisionError> {
+        let mut look = Self::default();
+        look.set(patch)?;
+        Ok(look)
+    }
+
+    fn set(&mut self, patch: &Mat) -> Result<(), VisionError> {
+        patch.convert_to(&mut self.acc, CV_32F, 1.0, 0.0)?;
+        patch.copy_to(&mut self.tmpl)?;
+        Ok(())
+    }
+
+    /// Moves the look towards `patch` by `weight`.
+    fn learn(&mut self, patch: &Mat, weight: f64) -> Result<(), VisionError> {
+        imgproc::accumulate_weighted(patch, &mut self.acc, weight, &opencv::core::no_array())?;
+        self.acc.convert_to(&mut self.tmpl, CV_8U, 1.0, 0.0)?;
+        Ok(())
+    }
+}
+
+/// What one eye showed on this frame.
+#[derive(Debug, Clone, Copy, Default)]
+struct Seen {
+    /// 1 − the correlation with the open look, at the best alignment.
+    departure: f64,
+    /// The departure above the rest level, in spans (1 = the blink threshold).
+    closure: f64,
+}
+
+/// A departure of both eyes that may be a blink.
+#[derive(Debug, Clone)]
+struct Candidate {
+    start: f64,
+    /// The deepest mean closure, and each eye's departure above its rest there.
+    peak: f64,
+    peak_depth: [f64; 2],
+    /// Past `BLINK_MAX_MS`, the eyes have looked closed (no frame that did
+    /// not, for `NOT_CLOSED_MS` in a row) ...
+    closed_like: bool,
+    /// ... since when they have not.
+    open_since: Option<f64>,
+}
+
+/// The eye-state detector of both eyes (index 0: the subject's left eye, 1: the right).
+#[derive(Debug, Clone, Default)]
+pub struct EyeState {
+    size: (i32, i32),
+    open: [Option<Look>; 2],
+    rest: [RobustWindow; 2],
+    /// How far the person's blinks depart from the rest level (per eye), and how many were seen.
+    depth: [Ema; 2],
+    blinks: u32,
+    candidate: Option<Candidate>,
+    armed: bool,
+    /// Since when each eye has been departed without a blink under way.
+    departed: [Option<f64>; 2],
+    wink: Option<(usize, f64, bool)>,
+    last_blink: Option<f64>,
+    /// A blink that may teach the closed look, and when the eyes reopened.
+    pending: Option<(f64, Candidate)>,
+    last_t: Option<f64>,
+    /// The last frame's closures (1 = the blink threshold), for diagnostics and plots.
+    pub last_closure: (f64, f64),
+    patch: [Mat; 2],
+    result: Mat,
+}
+
+impl EyeState {
+    /// Forgets the looks (new templates of another size); keeps what the person's blinks taught.
+    pub fn restart(&mut self) {
+        let depth = self.depth;
+        let blinks = self.blinks;
+        *self = Self { depth, blinks, ..Self::default() };
+    }
+
+    /// Whether a closure is under way.
+    #[must_use]
+    pub fn closed(&self) -> bool {
+        self.candidate.is_some()
+    }
+
+    /// Whether enough of the person's blinks have been seen to know how deep their closed eyes go.
+    #[must_use]
+    pub fn knows_closed_eyes(&self) -> bool {
+        self.blinks >= MIN_BLINKS
+    }
+
+    /// Feeds one frame: `eyes` are the tracked eye centres (left, right) and
+    /// `iod` their distance. `reliable` is false when the face itself is not
+    /// well tracked (then nothing is learned or decided). `brows_up` says the
+    /// brows are rising or raised: that stretches the lids, so no blink starts
+    /// and the open look learns nothing meanwhile (a closure already under way
+    /// goes on). Returns whether the eyes are closed and pushes events.
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    #[allow(clippy::too_many_arguments)]
+    pub fn update(
+        &mut self,
+        gray: &Mat,
+        eyes: [Point; 2],
+        iod: f64,
+        reliable: bool,
+        brows_up: bool,
+        t_ms: f64,
+        timing: EyeTiming,
+        events: &mut Vec<Event>,
+    ) -> Result<bool, VisionError> {
+        let dt = self.last_t.map_or(33.3, |l| (t_ms - l).clamp(1.0, 1000.0));
+        self.last_t = Some(t_ms);
+        let size = (px(EYE_PATCH.0 * iod), px((EYE_PATCH.1 * iod).max(EYE_PATCH_MIN_PX)));
+        if self.open.iter().any(Option::is_none) || (self.size.0 - size.0).abs() > size.0 / 4 {
+            return self.start_looks(gray, eyes, size).map(|()| false);
+        }
+        let Some(seen) = self.measure(gray, eyes, iod)? else {
+            return Ok(self.closed());
+        };
+        self.last_closure = (seen[0].closure, seen[1].closure);
+        if !reliable {
+            return Ok(self.closed());
+        }
+        let ready = self.rest.iter().all(|r| r.len() >= EYE_MIN_SAMPLES);
+        let mean = f64::midpoint(seen[0].closure, seen[1].closure);
+        let least = seen[0].closure.min(seen[1].closure);
+        if self.candidate.is_none() {
+            self.confirm_blink(mean < EYE_REARM, t_ms);
+        }
+        match self.candidate.take() {
+            None if brows_up => {}
+            None => {
+                if mean < EYE_REARM {
+                    self.armed = true;
+                }
+                if ready && self.armed && mean >= EYE_ON && least >= 0.5 * EYE_ON {
+                    self.candidate = Some(Candidate {
+                        start: t_ms,
+                        peak: mean,
+                        peak_depth: self.depths(&seen),
+                        closed_like: true,
+                        open_since: None,
+                    });
+                    self.wink = None;
+                } else {
+                    self.winks(&seen, t_ms, timing, events);
+                    self.learn_open(&seen, dt)?;
+                }
+            }
+            Some(mut c) => {
+                if mean > c.peak {
+                    c.peak = mean;
+                    c.peak_depth = self.depths(&seen);
+                }
+                let dur = t_ms - c.start;
+                // A closure is over once the eyes start to reopen; a long one
+                // (a command) once they look as they did before it.
+                let back = if dur < timing.long_blink_ms { EYE_RETURN.max(EYE_RETURN_SHARE * c.peak) } else { EYE_RETURN };
+                if mean < back {
+                    // The eyes came back: a blink, or a long blink if they were closed long enough.
+                    if dur >= timing.long_blink_ms && dur <= LONG_BLINK_MAX_MS && c.closed_like {
+                        events.push(Event::LongBlink);
+                        self.pending = None;
+                    } else if dur <= BLINK_MAX_MS || c.closed_like {
+                        self.blink(c, t_ms, events);
+                    }
+                    self.armed = false;
+                } else if dur > BLINK_MAX_MS {
+                    if self.looks_closed(&seen) {
+                        c.open_since = None;
+                    } else {
+                        c.open_since.get_or_insert(t_ms);
+                    }
+                    c.closed_like = c.open_since.is_none_or(|o| t_ms - o < NOT_CLOSED_MS);
+                    if !c.closed_like || dur > LONG_BLINK_MAX_MS {
+                        // Not coming back: the eyes look like this now (a gaze
+                        // shift, lids lowered for good, eyes resting shut).
+                        for k in 0..2 {
+                            if let Some(look) = self.open[k].as_mut() {
+                                look.set(&self.patch[k])?;
+                            }
+                        }
+                        self.armed = false;
+                    } else {
+                        self.candidate = Some(c);
+                    }
+                } else {
+                    self.candidate = Some(c);
+                }
+            }
+        }
+        Ok(self.closed())
+    }
+
+    fn start_looks(&mut self, gray: &Mat, eyes: [Point; 2], size: (i32, i32)) -> Result<(), VisionError> {
+        let mut looks = [None, None];
+        for (look, eye) in looks.iter_mut().zip(eyes) {
+            let mut p = Mat::default();
+            if !ncc::extract(gray, eye, size.0, size.1, &mut p)? {
+                return Ok(());
+            }
+            *look = Some(Look::new(&p)?);
+        }
+        let keep = (self.depth, self.blinks);
+        *self = Self { size, open: looks, depth: keep.0, blinks: keep.1, ..Self::default() };
+        Ok(())
+    }
+
+    /// Each eye's departure from its open look, and its closure. `None` when an eye is off the image.
+    fn measure(&mut self, gray: &Mat, eyes: [Point; 2], iod: f64) -> Result<Option<[Seen; 2]>, VisionError> {
+        let r = px(EYE_ALIGN * iod).max(1);
+        let mut seen = [Seen::default(); 2];
+        for k in 0..2 {
+            let Some(look) = &self.open[k] else { return Ok(None) };
+            let Some(m) = ncc::search(gray, &look.tmpl, eyes[k], r, r, &mut self.result)? else {
+                return Ok(None);
+            };
+            // The patch where the eye looks most like itself; an eye that no
+            // longer looks like its open look at all (shut) where the tracker puts it.
+            let at = if m.score >= ALIGNED_NCC { m.pos } else { eyes[k] };
+            if !ncc::extract(gray, at, self.size.0, self.size.1, &mut self.patch[k])? {
+                return Ok(None);
+            }
+            let departure = 1.0 - m.score;
+            seen[k] = Seen { departure, closure: 0.0 };
+            if self.rest[k].len() >= EYE_MIN_SAMPLES {
+                seen[k].closure = (departure - self.rest[k].median()) / self.span(k);
+            }
+        }
+        Ok(Some(seen))
+    }
+
+    /// The departure above rest that makes closure 1: many times the eye's
+    /// own noise, never less than a floor, nor less than a share of the
+    /// person's blinks once two were seen.
+    fn span(&self, k: usize) -> f64 {
+        let from_blinks = if self.blinks >= 2 { EYE_DEPTH_SHARE * self.depth[k].value } else { 0.0 };
+        (EYE_SPAN_SIGMAS * self.rest[k].sigma()).max(EYE_MIN_SPAN).max(from_blinks)
+    }
+
+    fn depths(&self, seen: &[Seen; 2]) -> [f64; 2] {
+        [seen[0].departure - self.rest[0].median(), seen[1].departure - self.rest[1].median()]
+    }
+
+    /// Each eye that is not departing teaches its open look and its rest
+    /// level. An eye that has stayed departed for `ADOPT_MS` without a blink
+    /// under way looks like this now (a gaze shift that came back only half
+    /// way, a shadow, a glint that stays).
+    fn learn_open(&mut self, seen: &[Seen; 2], dt: f64) -> Result<(), VisionError> {
+        let weight = alpha(dt, OPEN_TAU_MS);
+        let t = self.last_t.unwrap_or(0.0);
+        for (k, seen) in seen.iter().enumerate() {
+            if seen.closure >= EYE_ON && self.rest[k].len() >= EYE_MIN_SAMPLES {
+                let since = *self.departed[k].get_or_insert(t);
+                if t - since >= ADOPT_MS
+                    && let Some(look) = self.open[k].as_mut()
+                {
+                    look.set(&self.patch[k])?;
+                    self.departed[k] = None;
+                }
+                continue;
+            }
+            self.departed[k] = None;
+            self.rest[k].push(t, seen.departure, EYE_WINDOW_MS);
+            if let Some(look) = self.open[k].as_mut() {
+                look.learn(&self.patch[k], weight)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether both eyes are as far from their open look as the person's
+    /// own blinks take them (once `MIN_BLINKS` of those were seen): shut, not
+    /// lowered or turned (those depart less than a blink).
+    fn looks_closed(&self, seen: &[Seen; 2]) -> bool {
+        self.knows_closed_eyes()
+            && (0..2).all(|k| {
+                let depth = seen[k].departure - self.rest[k].median();
+                tracing::trace!("eyes: t {:.0} eye {k} depth {depth:.3} of the blinks' {:.3}", self.last_t.unwrap_or(0.0), self.depth[k].value);
+                depth >= CLOSED_DEPTH_SHARE * self.depth[k].value
+            })
+    }
+
+    /// A blink: the event now; what it teaches once the eyes are back at rest.
+    fn blink(&mut self, c: Candidate, t_ms: f64, events: &mut Vec<Event>) {
+        if self.last_blink.is_none_or(|b| t_ms - b >= BLINK_DEDUPE_MS) {
+            events.push(Event::Blink);
+            self.last_blink = Some(t_ms);
+        }
+        self.pending = Some((t_ms, c));
+    }
+
+    /// A blink after which the eyes came back to rest within `CONFIRM_MS`
+    /// teaches how deep the person's blinks go (their closed level). One
+    /// after which they did not (a blink and a glance up, a flick of the
+    /// eyes) teaches nothing: it would take a glance for a closure.
+    fn confirm_blink(&mut self, at_rest: bool, t_ms: f64) {
+        let Some((returned, c)) = self.pending.take() else { return };
+        if !at_rest {
+            if t_ms - returned < CONFIRM_MS {
+                self.pending = Some((returned, c));
+            }
+            return;
+        }
+        for k in 0..2 {
+            self.depth[k].update(c.peak_depth[k], 1.0, 1.0 / CLOSED_LEARN);
+        }
+        self.blinks = self.blinks.saturating_add(1);
+        tracing::trace!("eyes: t {t_ms:.0} the blink that reopened at {returned:.0} teaches the closed level (depth {:?})", c.peak_depth);
+    }
+
+    /// One eye clearly closed and the other clearly open, long enough to be meant.
+    fn winks(&mut self, seen: &[Seen; 2], t_ms: f64, timing: EyeTiming, events: &mut Vec<Event>) {
+        let side = if seen[0].closure >= WINK_CLOSED && seen[1].closure < WINK_OTHER_MAX {
+            Some(0)
+        } else if seen[1].closure >= WINK_CLOSED && seen[0].closure < WINK_OTHER_MAX {
+            Some(1)
+        } else {
+            None
+        };
+        self.wink = match (side, self.wink) {
+            (Some(s), Some((w, since, sent))) if s == w => {
+                if !sent && t_ms - since >= timing.wink_min_ms {
+                    events.push(if s == 0 { Event::WinkLeft } else { Event::WinkRight });
+                    Some((s, since, true))
+                } else {
+                    Some((s, since, sent))
+                }
+            }
+            (Some(s), _) => Some((s, t_ms, false)),
+            (None, _) => None,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{Scalar, Size};
+
+    const TIMING: EyeTiming = EyeTiming { long_blink_ms: 600.0, wink_min_ms: 250.0 };
+    const EYES: [Point; 2] = [[140.0, 60.0], [60.0, 60.0]];
+    const IOD: f64 = 80.0;
+
+    /// A face of two eyes: each an almond of white with a dark iris at
+    /// `gaze` (IOD units), its upper lid lowered by `lid` (0 open .. 1 shut),
+    /// plus a little sensor noise.
+    fn face(lid: [f64; 2], gaze: Point, seed: u64) -> Mat {
+        let mut img = Mat::new_rows_cols_with_default(120, 200, opencv::core::CV_8UC1, Scalar::all(150.0)).expect("mat");
+        for (k, e) in EYES.iter().enumerate() {
+            let c = opencv::core::Point::new(e[0] as i32, e[1] as i32);
+            imgproc::ellipse(&mut img, c, Size::new(16, 8), 0.0, 0.0, 360.0, Scalar::all(225.0), -1, imgproc::LINE_AA, 0).expect("white");
+            let iris = opencv::core::Point::new((e[0] + gaze[0] * IOD) as i32, (e[1] + gaze[1] * IOD) as i32);
+            imgproc::circle(&mut img, iris, 6, Scalar::all(40.0), -1, imgproc::LINE_AA, 0).expect("iris");
+            let top = (e[1] - 9.0) as i32;
+            let shut = (18.0 * lid[k]).round() as i32;
+            if shut > 0 {
+                let r = opencv::core::Rect::new(c.x - 18, top, 36, shut);
+                imgproc::rectangle(&mut img, r, Scalar::all(140.0), -1, imgproc::LINE_8, 0).expect("lid");
+                let y = top + shut;
+                imgproc::line(&mut img, opencv::core::Point::new(c.x - 16, y), opencv::core::Point::new(c.x + 16, y), Scalar::all(70.0), 2, imgproc::LINE_AA, 0)
+                    .expect("lashes");
+            }
+        }
+        let mut noise = Mat::new_rows_cols_with_default(120, 200, opencv::core::CV_8UC1, Scalar::all(0.0)).expect("noise");
+        let mut rng = crate::synth::Rng::new(seed);
+        for y in 0..120 {
+            for x in 0..200 {
+                *noise.at_2d_mut::<u8>(y, x).expect("px") = rng.uniform(0.0, 6.0) as u8;
+            }
+        }
+        let mut out = Mat::default();
+        opencv::core::add(&img, &noise, &mut out, &opencv::core::no_array(), -1).expect("add");
+        out
+    }
+
+    /// Runs frames every `dt` ms; `f(t)` gives the lids and the gaze. Returns events with their times.
+    fn run(s: &mut EyeState, from: f64, to: f64, dt: f64, f: impl Fn(f64) -> ([f64; 2], Point)) -> Vec<(f64, Event)> {
+        let mut out = Vec::new();
+        let mut t = from;
+        let mut i = (from / dt) as u64;
+        while t < to {
+            let (lid, gaze) = f(t);
+            let mut ev = Vec::new();
+            s.update(&face(lid, gaze, i), EYES, IOD, true, false, t, TIMING, &mut ev).expect("update");
+            out.extend(ev.into_iter().map(|e| (t, e)));
+            t += dt;
+            i += 1;
+        }
+        out
+    }
+
+    fn open(_: f64) -> ([f64; 2], Point) {
+        ([0.0, 0.0], [0.0, 0.0])
+    }
+
+    /// Blinks at 1.0 s and 2.5 s, each `closed_ms` long.
+    fn blinks(closed_ms: f64) -> impl Fn(f64) -> ([f64; 2], Point) {
+        move |t| {
+            let shut = [1000.0, 2500.0].iter().any(|b| (*b..b + closed_ms).contains(&t));
+            (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
+        }
+    }
+
+    #[test]
+    fn the_open_eyes_alone_give_nothing() {
+        let mut s = EyeState::default();
+        assert!(run(&mut s, 0.0, 3000.0, 33.3, open).is_empty());
+        assert!(!s.closed());
+    }
+
+    #[test]
+    fn each_blink_is_one_event_as_the_eyes_reopen() {
+        let mut s = EyeState::default();
+        let ev = run(&mut s, 0.0, 4000.0, 33.3, blinks(130.0));
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink, Event::Blink], "{ev:?}");
+        assert!((1000.0..1250.0).contains(&ev[0].0) && (2500.0..2750.0).contains(&ev[1].0), "{ev:?}");
+        assert!(s.knows_closed_eyes());
+    }
+
+    #[test]
+    fn a_blink_seen_on_a_single_frame_of_a_slow_camera_counts() {
+        let mut s = EyeState::default();
+        // 7 fps: each blink covers exactly one frame.
+        let ev = run(&mut s, 0.0, 4000.0, 143.0, |t| {
+            let shut = [1001.0, 2574.0].iter().any(|b| (t - b).abs() < 1.0);
+            (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
+        });
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink, Event::Blink], "{ev:?}");
+    }
+
+    #[test]
+    fn looking_up_with_lowered_lids_is_not_a_blink() {
+        let mut s = EyeState::default();
+        let mut ev = run(&mut s, 0.0, 3000.0, 33.3, blinks(130.0));
+        assert_eq!(ev.len(), 2, "two blinks first: {ev:?}");
+        // Then she looks up above the screen for 2 s with the lids half down, and back.
+        ev = run(&mut s, 3000.0, 9000.0, 33.3, |t| if (4000.0..6000.0).contains(&t) { ([0.35, 0.35], [0.0, -0.05]) } else { ([0.0, 0.0], [0.0, 0.0]) });
+        assert!(ev.is_empty(), "{ev:?}");
+    }
+
+    #[test]
+    fn a_long_closure_is_one_long_blink_once_the_closed_eyes_are_known() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3500.0, 33.3, blinks(130.0));
+        let ev = run(&mut s, 3500.0, 6000.0, 33.3, |t| (if (4000.0..5000.0).contains(&t) { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::LongBlink], "{ev:?}");
+        assert!((5000.0..5150.0).contains(&ev[0].0), "as the eyes reopen: {ev:?}");
+    }
+
+    #[test]
+    fn eyes_that_stay_half_shut_are_no_long_blink() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3500.0, 33.3, blinks(130.0));
+        // Lids lowered for good (looking down at the keyboard), like a half blink that never reopens.
+        let ev = run(&mut s, 3500.0, 9000.0, 33.3, |t| (if t >= 4000.0 { [0.7, 0.7] } else { [0.0, 0.0] }, [0.0, 0.0]));
+        assert!(ev.is_empty(), "{ev:?}");
+        assert!(!s.closed(), "the lowered lids are the new open look");
+    }
+
+    #[test]
+    fn a_held_wink_is_a_wink_not_a_blink() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 2000.0, 33.3, open);
+        let ev = run(&mut s, 2000.0, 3000.0, 33.3, |t| (if (2100.0..2600.0).contains(&t) { [1.0, 0.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::WinkLeft], "{ev:?}");
+    }
+
+    #[test]
+    fn lids_stretched_by_raised_brows_are_not_a_blink() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 2000.0, 33.3, open);
+        let mut ev = Vec::new();
+        for i in 0..20 {
+            let t = 2000.0 + f64::from(i) * 33.3;
+            let raised = (3..12).contains(&i);
+            let lid = if raised { 0.6 } else { 0.0 };
+            s.update(&face([lid, lid], [0.0, 0.0], 50 + u64::from(i as u8)), EYES, IOD, true, raised, t, TIMING, &mut ev).expect("update");
+        }
+        assert!(ev.is_empty(), "{ev:?}");
+    }
+
+    #[test]
+    fn unreliable_frames_decide_nothing() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 2000.0, 33.3, open);
+        let mut ev = Vec::new();
+        for i in 0..10 {
+            let t = 2000.0 + f64::from(i) * 33.3;
+            s.update(&face([1.0, 1.0], [0.0, 0.0], 99), EYES, IOD, false, false, t, TIMING, &mut ev).expect("update");
+        }
+        assert!(ev.is_empty());
+    }
+}

@@ -1,0 +1,211 @@
+//! Every threshold of vision, in one place.
+//!
+//! Sizes are in inter-ocular distances (IOD), so they hold for a face 30 px
+//! or 100 px across; times are in milliseconds of the frames' own clock
+//! (`t_ms`), so they hold at 6 fps as at 30; correlations are normalized
+//! (−1..1). Nothing here counts frames. Where a level differs from person to
+//! person (how open an eye is, how far a brow sits above it), it is learned
+//! online and these constants only bound it.
+
+// ---------------------------------------------------------------------------
+// Finding the face (`face.rs`, `search.rs`, drift checks in `track.rs`)
+
+/// The face detector works on a copy of the frame at least this large (width, height).
+pub const FACE_WORK_SIZE: (i32, i32) = (160, 120);
+/// Near a known face, the detector looks at a square this many eye distances
+/// across, at this many pixels (the face then fills most of its input) ...
+pub const FACE_CROP_IODS: f64 = 3.2;
+pub const FACE_CROP_SIZE: i32 = 96;
+/// ... and never at an input smaller than this (the model fails on tiny inputs).
+pub const FACE_MIN_INPUT: i32 = 64;
+/// The detector's confidence below which a face is ignored.
+pub const FACE_MIN_SCORE: f64 = 0.6;
+/// The smallest eye distance (pixels) that is tracked.
+pub const MIN_IOD_PX: f64 = 12.0;
+/// The generic eye (width, height) that finds the eyes near the detector's
+/// points, how far from them it looks, and at which scales of their distance.
+pub const GENERIC_EYE: (f64, f64) = (0.6, 0.4);
+pub const EYE_FIND_REACH: f64 = 0.15;
+pub const EYE_FIND_SCALES: [f64; 1] = [1.0];
+/// The eyes found near the detector's eye points must be this far apart, relative to its points.
+pub const FACE_IOD_RATIO: (f64, f64) = (0.75, 1.3);
+/// While tracking, the detector checks the trackers this often ...
+pub const DRIFT_CHECK_MS: f64 = 1000.0;
+/// ... a tracked eye farther than this from the detector's is drifting ...
+pub const DRIFT_MAX: f64 = 0.35;
+/// ... and this many drifting checks in a row start the trackers again on the detected face.
+pub const DRIFT_STRIKES: u32 = 2;
+
+// ---------------------------------------------------------------------------
+// Self-initialization from blinks without a face (`blinklink.rs`, `haar.rs`, `search.rs`)
+
+/// The width BlinkLink works at (larger frames are reduced to it).
+pub const BLINK_WORK_WIDTH: i32 = 320;
+/// Grey-level change that counts as motion.
+pub const DIFF_THRESHOLD: f64 = 12.0;
+/// A frame where more than this share of pixels changed is global motion.
+pub const MAX_CHANGED_SHARE: f64 = 0.02;
+/// Blob pairs: largest area ratio, steepest slope, spacing in blob widths.
+pub const MAX_AREA_RATIO: f64 = 3.0;
+pub const MAX_SLOPE: f64 = 0.36;
+pub const MIN_SPACING_WIDTHS: f64 = 1.5;
+pub const MAX_SPACING_WIDTHS: f64 = 16.0;
+/// Inter-ocular distance as a share of the frame width.
+pub const MIN_IOD_SHARE: f64 = 0.05;
+pub const MAX_IOD_SHARE: f64 = 0.45;
+/// Mirror symmetry the two eye regions must show.
+pub const MIN_MIRROR_NCC: f64 = 0.35;
+/// Eye regions are scaled so the IOD is about this many pixels for the eye
+/// cascade (its smallest eye is 20 pixels).
+pub const HAAR_NORMALIZED_IOD: f64 = 50.0;
+/// Eye distances, relative to a blob pair's spacing, at which a pair the
+/// cascade does not confirm is looked at again (a half-seen blink).
+pub const NARROWER_PAIR: [f64; 2] = [0.85, 0.72];
+/// How much an eye must look like the mirror image of the other to stand in for the cascade.
+pub const MIRROR_EYE_NCC: f64 = 0.7;
+/// Eyebrows sit about this far above the eyes.
+pub const BROW_ABOVE_EYE: f64 = 0.35;
+/// Upward shift of the brows' profiles (both brows added) that says they went up.
+pub const BROWS_UP_MIN_SHIFT: f64 = 0.02;
+/// Initializing: wait this long after the blink for the eyes to reopen ...
+pub const INIT_WAIT_MS: f64 = 300.0;
+/// ... and give up when they have not reopened after this long.
+pub const INIT_GIVE_UP_MS: f64 = 2500.0;
+/// Iris size (the scale of the dark-blob filter) and how far the iris may be from a guess (x, y).
+pub const IRIS_SIGMA: f64 = 0.07;
+pub const IRIS_REACH: (f64, f64) = (0.16, 0.12);
+/// Mirror-likeness given up per IOD that a refined eye moves from its guess.
+pub const WANDER_COST: f64 = 0.5;
+
+// ---------------------------------------------------------------------------
+// Tracking (`track.rs`)
+
+/// Template sizes (width, height).
+pub const EYE_TEMPLATE: (f64, f64) = (0.55, 0.36);
+pub const FEATURE_TEMPLATE: (f64, f64) = (0.45, 0.45);
+pub const BROW_TEMPLATE: (f64, f64) = (0.6, 0.24);
+/// The brow's template is centred this far above the brow (into the forehead, away from the lid).
+pub const BROW_TEMPLATE_RISE: f64 = 0.1;
+pub const POSE_TEMPLATES: [(f64, f64); 2] = [(0.4, 0.4), (0.45, 0.4)];
+/// The feature's search radius: at least this ...
+pub const FEATURE_SEARCH_MIN: f64 = 0.3;
+/// ... and as far as a head moving this fast (IOD per second) goes in one frame interval ...
+pub const HEAD_SPEED: f64 = 5.0;
+/// ... but no farther than this.
+pub const FEATURE_SEARCH_MAX: f64 = 1.2;
+/// Eyes, brows and pose points are searched this far around where the feature puts them.
+pub const EYE_SEARCH: (f64, f64) = (0.15, 0.12);
+pub const BROW_SEARCH: (f64, f64) = (0.06, 0.16);
+pub const POSE_POINT_SEARCH: f64 = 0.12;
+/// The feature's correlation floor: below it for `LOST_AFTER_MS`, tracking is lost ...
+pub const FEATURE_FLOOR: f64 = 0.45;
+pub const LOST_AFTER_MS: f64 = 150.0;
+/// ... or this far below its usual match.
+pub const FEATURE_DROP: f64 = 0.3;
+/// Neither eye matching its template this well means no eyes are there.
+pub const EYES_FLOOR: f64 = 0.45;
+/// A frame is reliable for eye and brow decisions when the feature matches at least this well
+/// (and not far below its usual match).
+pub const RELIABLE_FEATURE: f64 = 0.7;
+pub const RELIABLE_DROP: f64 = 0.15;
+/// The time constant of the feature's usual match.
+pub const FEATURE_SCORE_TAU_MS: f64 = 2000.0;
+/// The eye distance may change by this factor, and the eye line tilt by this much.
+pub const IOD_RATIO: (f64, f64) = (0.65, 1.5);
+pub const MAX_TILT_DEG: f64 = 40.0;
+/// Below this correlation an eye, brow or pose point is not trusted for its position (it follows the feature).
+pub const POSITION_FLOOR: f64 = 0.5;
+pub const BROW_POSITION_FLOOR: f64 = 0.3;
+/// Offsets from the feature follow the tracked points with this time constant.
+pub const OFFSET_TAU_MS: f64 = 150.0;
+/// The feature's velocity is smoothed with this time constant.
+pub const VELOCITY_TAU_MS: f64 = 50.0;
+/// Feature template refresh: how often, and the drift guard against the first template.
+pub const REFRESH_MS: f64 = 1000.0;
+pub const DRIFT_GUARD_NCC: f64 = 0.6;
+
+// ---------------------------------------------------------------------------
+// Recovery (`recover.rs`)
+
+/// The stored templates must match this well to take tracking up again ...
+pub const REDETECT_NCC: f64 = 0.7;
+/// ... first near where the face was (this many IOD), after this long anywhere.
+pub const REDETECT_NEAR: f64 = 1.5;
+pub const REDETECT_EVERYWHERE_MS: f64 = 500.0;
+
+// ---------------------------------------------------------------------------
+// Eye state (`eyes.rs`)
+
+/// Each eye's patch (width, height) compared with the eye's recent open look,
+/// and how far it is aligned.
+pub const EYE_PATCH: (f64, f64) = (0.6, 0.3);
+/// ... but never less than this many pixels high (a small face's patch is mostly noise otherwise).
+pub const EYE_PATCH_MIN_PX: f64 = 12.0;
+pub const EYE_ALIGN: f64 = 0.06;
+/// Below this correlation with its open look, an eye (shut) is taken where the tracker puts it, not where it matches best.
+pub const ALIGNED_NCC: f64 = 0.5;
+/// The open look follows the eye with this time constant (gaze, lids, light)
+/// while no blink is under way.
+pub const OPEN_TAU_MS: f64 = 300.0;
+/// The rest level of the departure from the open look: its median and spread
+/// over this long of open frames, and how many frames it needs before deciding.
+pub const EYE_WINDOW_MS: f64 = 4000.0;
+pub const EYE_MIN_SAMPLES: usize = 3;
+/// A blink starts when both eyes depart from their open look by more than the
+/// span: this many spreads of the rest level, never less than `EYE_MIN_SPAN` ...
+pub const EYE_SPAN_SIGMAS: f64 = 6.0;
+pub const EYE_MIN_SPAN: f64 = 0.05;
+/// ... nor less than this share of the person's own blinks (once two were seen).
+pub const EYE_DEPTH_SHARE: f64 = 0.25;
+/// Closure in spans: a blink starts at `EYE_ON` (each eye at least half of it) ...
+pub const EYE_ON: f64 = 1.0;
+/// ... and the eyes have come back when closure falls below this, or below this share of its peak ...
+pub const EYE_RETURN: f64 = 0.4;
+pub const EYE_RETURN_SHARE: f64 = 0.5;
+/// ... after which closure must fall below this before the next blink can start.
+pub const EYE_REARM: f64 = 0.5;
+/// A departure that has not come back after this long is a blink only if the
+/// eyes look like the person's own closed eyes; otherwise it is the new open
+/// look (a gaze shift, lids lowered while looking up).
+pub const BLINK_MAX_MS: f64 = 400.0;
+/// A closure that has not reopened after this long is not a long blink: the
+/// eyes look like this now.
+pub const LONG_BLINK_MAX_MS: f64 = 3000.0;
+/// An eye looks closed when it is at least this share of the person's blinks
+/// away from its open look, once this many blinks were seen.
+pub const CLOSED_DEPTH_SHARE: f64 = 0.5;
+pub const MIN_BLINKS: u32 = 1;
+/// A closure stops being one after the eyes have not looked closed for this long.
+pub const NOT_CLOSED_MS: f64 = 150.0;
+/// A blink teaches the closed level only if the eyes are back at rest this soon after it.
+pub const CONFIRM_MS: f64 = 400.0;
+/// The closed level learns from each blink with this weight.
+pub const CLOSED_LEARN: f64 = 0.3;
+/// Two blink events closer than this are one blink seen twice.
+pub const BLINK_DEDUPE_MS: f64 = 400.0;
+/// A wink: one eye closed this much, the other open below `WINK_OTHER_MAX`.
+pub const WINK_CLOSED: f64 = 1.0;
+pub const WINK_OTHER_MAX: f64 = 0.4;
+/// An eye departed this long without a blink under way looks like this now.
+pub const ADOPT_MS: f64 = 600.0;
+
+// ---------------------------------------------------------------------------
+// Brows (`brows.rs`)
+
+/// The brow is the nearest dark band above the eye at least this deep, relative to the deepest.
+pub const BROW_BAND_SHARE: f64 = 0.5;
+/// The brow is looked for this far above the eye (from, to, and the top of the profile).
+pub const BROW_RANGE: (f64, f64, f64) = (0.15, 0.5, 0.62);
+/// Half the width of the brow's profile, and the smoothing over a brow's thickness.
+pub const BROW_PROFILE_HALF_WIDTH: f64 = 0.22;
+pub const BROW_THICKNESS: f64 = 0.08;
+/// The rest level of the brows: the median over this long, and how much of it is needed.
+pub const BROW_WINDOW_MS: f64 = 4000.0;
+pub const BROW_WARMUP_MS: f64 = 500.0;
+/// A raise rises from the rest level to the threshold within this long ...
+pub const BROW_ONSET_MS: f64 = 400.0;
+/// ... and a raise held longer than this is how the face rests now.
+pub const BROW_RAISE_MAX_MS: f64 = 8000.0;
+/// The brows are not measured while either eye's closure is above this
+/// (a blink or a gaze shift moves the brow measure).
+pub const BROW_EYES_BUSY: f64 = 1.0;

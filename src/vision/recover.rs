@@ -1,0 +1,69 @@
+//! Recovery after a loss, with no hand needed: the face detector finds the
+//! face again; without it, the stored templates are looked for (near where
+//! the face was, then everywhere), or the next natural blink starts again.
+
+use opencv::core::{Mat, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+use super::params::{EYE_SEARCH, POSITION_FLOOR, REDETECT_EVERYWHERE_MS, REDETECT_NCC, REDETECT_NEAR};
+use super::track::Tracks;
+use super::{Observation, Phase, Vision, VisionError, add, ncc, px};
+use crate::capture::Frame;
+use crate::events::Event;
+
+impl Vision {
+    pub(super) fn recover(&mut self, frame: &Frame, mut tr: Box<Tracks>, since: f64, t: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+        let gray = &frame.gray;
+        if let Some(phase) = self.track_detected_face(frame, t, out)? {
+            return Ok(phase);
+        }
+        let (pair, cue) = self.motion_pair(gray)?;
+        if pair.is_some() {
+            return Self::start_init(gray, pair, cue, t, out);
+        }
+        let iod = tr.iod0;
+        let r = px(REDETECT_NEAR * iod);
+        let mut found = ncc::search(gray, &tr.feature_t0, tr.feature, r, r, &mut self.result)?.filter(|m| m.score >= REDETECT_NCC);
+        // The face detector has already looked everywhere.
+        if found.is_none() && !self.faces.active() && t - since > REDETECT_EVERYWHERE_MS {
+            found = self.search_everywhere(gray, &tr.feature_t0)?.filter(|m| m.score >= REDETECT_NCC);
+        }
+        let Some(m) = found else {
+            return Ok(Phase::Lost { tracks: tr, since });
+        };
+        // The eyes must be where they belong relative to the feature.
+        let mut ok = true;
+        for side in [&mut tr.left, &mut tr.right] {
+            let guess = add(m.pos, side.eye_offset);
+            let (rx, ry) = (px(EYE_SEARCH.0 * iod), px(EYE_SEARCH.1 * iod));
+            match ncc::search(gray, &side.eye_tmpl, guess, rx, ry, &mut self.result)? {
+                Some(e) if e.score >= POSITION_FLOOR => side.eye = e.pos,
+                _ => ok = false,
+            }
+        }
+        if !ok {
+            return Ok(Phase::Lost { tracks: tr, since });
+        }
+        tr.feature = m.pos;
+        tr.feature_t0.copy_to(&mut tr.feature_tmpl)?;
+        tr.velocity = [0.0, 0.0];
+        tr.weak_since = None;
+        out.events.push(Event::Init);
+        self.eyes.restart();
+        Ok(Phase::Tracking(tr))
+    }
+
+    /// The template anywhere in the frame, at half resolution, then refined at full resolution.
+    fn search_everywhere(&mut self, gray: &Mat, tmpl: &Mat) -> Result<Option<ncc::Match>, VisionError> {
+        let half = |m: &Mat, out: &mut Mat| imgproc::resize(m, out, Size::new(m.cols() / 2, m.rows() / 2), 0.0, 0.0, imgproc::INTER_AREA);
+        half(gray, &mut self.small)?;
+        half(tmpl, &mut self.small_tmpl)?;
+        let c = [f64::from(self.small.cols()) / 2.0, f64::from(self.small.rows()) / 2.0];
+        let Some(coarse) = ncc::search(&self.small, &self.small_tmpl, c, self.small.cols(), self.small.rows(), &mut self.result)? else {
+            return Ok(None);
+        };
+        let r = 4;
+        Ok(ncc::search(gray, tmpl, [coarse.pos[0] * 2.0, coarse.pos[1] * 2.0], r, r, &mut self.result)?)
+    }
+}

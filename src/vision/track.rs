@@ -1,0 +1,354 @@
+//! Tracking: the feature, the eyes, the brows and the pose points, each found
+//! by normalized correlation in a window around where the feature puts it.
+//! Windows and templates scale with the eye distance, and the feature's window
+//! with the real time since the last frame (a slow camera sees the head move
+//! farther between frames).
+
+use opencv::core::Mat;
+use opencv::prelude::*;
+
+use super::eyes::EyeTiming;
+use super::face::Face;
+use super::params::{
+    BROW_EYES_BUSY, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
+    EYE_TEMPLATE, EYES_FLOOR, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
+    HEAD_SPEED, IOD_RATIO, LOST_AFTER_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
+    RELIABLE_DROP, RELIABLE_FEATURE, VELOCITY_TAU_MS,
+};
+use super::stats::alpha;
+use super::{FeaturePoint, Observation, Phase, Vision, VisionError, add, axes, brows, lerp, ncc, px, sub};
+use crate::capture::Frame;
+use crate::events::{Event, Point, dist, midpoint as mid};
+
+/// The eye–brow geometry of one side.
+#[derive(Debug, Clone)]
+pub(super) struct Side {
+    pub eye_tmpl: Mat,
+    pub brow_tmpl: Mat,
+    /// The eye's offset from the feature (pixels).
+    pub eye_offset: Point,
+    /// The brow's offset from the eye in (along eye line, up) inter-ocular units.
+    pub brow_offset: (f64, f64),
+    pub eye: Point,
+    pub brow: Point,
+    pub eye_score: f64,
+}
+
+/// Everything known once tracking has started.
+#[derive(Debug, Clone)]
+pub(super) struct Tracks {
+    pub iod0: f64,
+    pub feature_t0: Mat,
+    pub feature_tmpl: Mat,
+    pub feature: Point,
+    /// The feature's velocity in pixels per millisecond.
+    pub velocity: Point,
+    pub left: Side,
+    pub right: Side,
+    pub last_refresh: f64,
+    pub weak_since: Option<f64>,
+    /// Started by something other than a clear blink, without a face detector
+    /// (a brow raise, a second look at a half-seen blink): replaced at the first clear blink.
+    pub provisional: bool,
+    /// The point between the eyes and the nose tip (for head pose): template,
+    /// offset from the feature, position.
+    pub pose_points: [(Mat, Point, Point); 2],
+    /// When the face detector last checked the trackers, and how many checks in a row found them drifting.
+    pub last_face_check: f64,
+    pub drift_strikes: u32,
+}
+
+impl Tracks {
+    /// The feature's search radius for a frame `dt_ms` after the last: at
+    /// least `FEATURE_SEARCH_MIN`, as far as a head moving at `HEAD_SPEED` goes, at most `FEATURE_SEARCH_MAX`.
+    pub fn feature_radius(iod: f64, dt_ms: f64) -> f64 {
+        iod * (HEAD_SPEED * dt_ms / 1000.0).clamp(FEATURE_SEARCH_MIN, FEATURE_SEARCH_MAX)
+    }
+}
+
+impl Vision {
+    /// Takes every template with the eyes at `le` and `re` (the subject's left
+    /// eye on the image's right). `None` when a template would leave the image.
+    pub(super) fn take_templates(&mut self, gray: &Mat, le: Point, re: Point, t: f64) -> Result<Option<Tracks>, VisionError> {
+        let iod = dist(le, re);
+        let m = mid(le, re);
+        let (e, up) = axes(re, le);
+        let cam = crate::pose::model::Camera::for_image(f64::from(gray.cols()), f64::from(gray.rows()));
+        let [mid_at, nose_at] = crate::pose::model::neutral_offsets(&cam, m, iod)
+            .map(|[a, b]| [m[0] + iod * (a * e[0] + b * up[0]), m[1] + iod * (a * e[1] + b * up[1])]);
+        let feature_from_mid = match self.settings.feature {
+            FeaturePoint::MidEyes => [0.0, 0.0],
+            FeaturePoint::NoseTip => sub(nose_at, m),
+            FeaturePoint::Picked { dx, dy } => [dx * iod, dy * iod],
+        };
+        let feature = add(m, feature_from_mid);
+        let mut feature_t0 = Mat::default();
+        if !ncc::extract(gray, feature, px(FEATURE_TEMPLATE.0 * iod), px(FEATURE_TEMPLATE.1 * iod), &mut feature_t0)? {
+            return Ok(None);
+        }
+        let mut sides = Vec::with_capacity(2);
+        for eye in [le, re] {
+            let mut eye_tmpl = Mat::default();
+            if !ncc::extract(gray, eye, px(EYE_TEMPLATE.0 * iod), px(EYE_TEMPLATE.1 * iod), &mut eye_tmpl)? {
+                return Ok(None);
+            }
+            let brow = brows::find_brow(gray, eye, e, up, iod)?;
+            // The brow's template reaches up into the forehead rather than down to the lid, which does not rise.
+            let above = add(brow, [BROW_TEMPLATE_RISE * iod * up[0], BROW_TEMPLATE_RISE * iod * up[1]]);
+            let mut brow_tmpl = Mat::default();
+            if !ncc::extract(gray, above, px(BROW_TEMPLATE.0 * iod), px(BROW_TEMPLATE.1 * iod), &mut brow_tmpl)? {
+                return Ok(None);
+            }
+            let rel = sub(brow, eye);
+            sides.push(Side {
+                eye_tmpl,
+                brow_tmpl,
+                eye_offset: sub(eye, feature),
+                brow_offset: ((rel[0] * e[0] + rel[1] * e[1]) / iod, (rel[0] * up[0] + rel[1] * up[1]) / iod),
+                eye,
+                brow,
+                eye_score: 1.0,
+            });
+        }
+        let mut pose_points = [(Mat::default(), [0.0; 2], [0.0; 2]), (Mat::default(), [0.0; 2], [0.0; 2])];
+        for (slot, (at, size)) in pose_points.iter_mut().zip([mid_at, nose_at].into_iter().zip(POSE_TEMPLATES)) {
+            if !ncc::extract(gray, at, px(size.0 * iod), px(size.1 * iod), &mut slot.0)? {
+                return Ok(None);
+            }
+            slot.1 = sub(at, feature);
+            slot.2 = at;
+        }
+        let right = sides.pop().ok_or_else(|| opencv::Error::new(0, "no right eye"))?;
+        let left = sides.pop().ok_or_else(|| opencv::Error::new(0, "no left eye"))?;
+        Ok(Some(Tracks {
+            iod0: iod,
+            feature_tmpl: feature_t0.clone(),
+            feature_t0,
+            feature,
+            velocity: [0.0, 0.0],
+            left,
+            right,
+            last_refresh: t,
+            weak_since: None,
+            provisional: false,
+            pose_points,
+            last_face_check: t,
+            drift_strikes: 0,
+        }))
+    }
+
+    /// Starts the trackers (and the eye and brow state) afresh.
+    pub(super) fn start_tracking(&mut self, tracks: Tracks) -> Phase {
+        self.eyes.restart();
+        self.brows = brows::BrowSwitch::default();
+        self.feature_score = super::stats::Ema::default();
+        Phase::Tracking(Box::new(tracks))
+    }
+
+    pub(super) fn track(&mut self, frame: &Frame, mut tr: Box<Tracks>, t: f64, dt: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+        let gray = &frame.gray;
+        // Without a face detector, a track not started by a clear blink is replaced at the first blink.
+        if tr.provisional {
+            let (pair, cue) = self.motion_pair(gray)?;
+            if let Some(p) = pair
+                && cue == super::search::Cue::Blink
+                && dist(p.le, tr.left.eye).max(dist(p.re, tr.right.eye)) < 0.35 * p.iod()
+            {
+                return Self::start_init(gray, Some(p), cue, t, out);
+            }
+        } else {
+            // Keep BlinkLink's previous frame current so a later loss does not difference across a gap.
+            self.blink.reset();
+        }
+        let iod = dist(tr.left.eye, tr.right.eye).max(4.0);
+        // 1. The feature, in a window that follows the motion.
+        let predicted = add(tr.feature, [tr.velocity[0] * dt, tr.velocity[1] * dt]);
+        let r = px(Tracks::feature_radius(iod, dt));
+        let found = ncc::search(gray, &tr.feature_tmpl, predicted, r, r, &mut self.result)?;
+        let Some(found) = found else {
+            out.events.push(Event::Lost);
+            return Ok(Phase::Lost { tracks: tr, since: t });
+        };
+        let score = found.score;
+        out.confidence = score.clamp(0.0, 1.0);
+        let v = sub(found.pos, tr.feature);
+        tr.velocity = lerp(tr.velocity, [v[0] / dt, v[1] / dt], alpha(dt, VELOCITY_TAU_MS));
+        tr.feature = found.pos;
+        let reliable = score >= RELIABLE_FEATURE && (!self.feature_score.ready || score >= self.feature_score.value - RELIABLE_DROP);
+        if reliable {
+            self.feature_score.update(score, dt, FEATURE_SCORE_TAU_MS);
+        }
+
+        // 2. Each eye near where the feature says it is.
+        let a = alpha(dt, OFFSET_TAU_MS);
+        let mut eyes_seen = f64::NEG_INFINITY;
+        for side in [&mut tr.left, &mut tr.right] {
+            let guess = add(tr.feature, side.eye_offset);
+            let (rx, ry) = (px(EYE_SEARCH.0 * iod), px(EYE_SEARCH.1 * iod));
+            if let Some(m) = ncc::search(gray, &side.eye_tmpl, guess, rx, ry, &mut self.result)? {
+                side.eye_score = m.score;
+                let open = m.score >= POSITION_FLOOR;
+                side.eye = if open { m.pos } else { guess };
+                if open && reliable {
+                    side.eye_offset = lerp(side.eye_offset, sub(m.pos, tr.feature), a);
+                }
+            } else {
+                side.eye_score = -1.0;
+                side.eye = guess;
+            }
+            eyes_seen = eyes_seen.max(side.eye_score);
+        }
+
+        // The pose points follow the feature the same way.
+        for (tmpl, offset, pos) in &mut tr.pose_points {
+            let guess = add(tr.feature, *offset);
+            let r = px(POSE_POINT_SEARCH * iod);
+            match ncc::search(gray, tmpl, guess, r, r, &mut self.result)? {
+                Some(m) if m.score >= POSITION_FLOOR => {
+                    *pos = m.pos;
+                    if reliable {
+                        *offset = lerp(*offset, sub(m.pos, tr.feature), a);
+                    }
+                }
+                _ => *pos = guess,
+            }
+        }
+
+        // Loss: the feature below its floor (or far below its usual match), or
+        // neither eye looking like an eye, for a moment. A closing eye matches
+        // its open template less, so the eye state's view of a blink counts too.
+        let feature_weak = score < FEATURE_FLOOR || (self.feature_score.ready && score < self.feature_score.value - FEATURE_DROP);
+        if feature_weak || (eyes_seen < EYES_FLOOR && !self.eyes.closed()) {
+            let since = *tr.weak_since.get_or_insert(t);
+            if t - since >= LOST_AFTER_MS {
+                out.events.push(Event::Lost);
+                return Ok(Phase::Lost { tracks: tr, since: t });
+            }
+        } else {
+            tr.weak_since = None;
+        }
+
+        // 3. Geometry: the eyes must keep the face's shape.
+        let now_iod = dist(tr.left.eye, tr.right.eye);
+        let tilt = (tr.left.eye[1] - tr.right.eye[1]).atan2(tr.left.eye[0] - tr.right.eye[0]).to_degrees();
+        let ratio = now_iod / tr.iod0;
+        if ratio < IOD_RATIO.0 || ratio > IOD_RATIO.1 || tilt.abs() > MAX_TILT_DEG {
+            out.events.push(Event::Lost);
+            return Ok(Phase::Lost { tracks: tr, since: t });
+        }
+
+        // 4. Brows: found above each eye; the distance is measured along the face's up axis.
+        let (e, up) = axes(tr.right.eye, tr.left.eye);
+        let mut lift_sum = 0.0;
+        let mut lift_n = 0;
+        for side in [&mut tr.left, &mut tr.right] {
+            let guess = [
+                side.eye[0] + now_iod * (side.brow_offset.0 * e[0] + side.brow_offset.1 * up[0]),
+                side.eye[1] + now_iod * (side.brow_offset.0 * e[1] + side.brow_offset.1 * up[1]),
+            ];
+            let rise = [BROW_TEMPLATE_RISE * now_iod * up[0], BROW_TEMPLATE_RISE * now_iod * up[1]];
+            let (rx, ry) = (px(BROW_SEARCH.0 * now_iod), px(BROW_SEARCH.1 * now_iod));
+            match ncc::search(gray, &side.brow_tmpl, add(guess, rise), rx, ry, &mut self.result)? {
+                Some(m) if m.score > BROW_POSITION_FLOOR => {
+                    side.brow = sub(m.pos, rise);
+                    // From the eye's steady place beside the feature: a closing lid does not move it.
+                    let rel = sub(side.brow, add(tr.feature, side.eye_offset));
+                    lift_sum += (rel[0] * up[0] + rel[1] * up[1]) / now_iod;
+                    lift_n += 1;
+                }
+                _ => side.brow = guess,
+            }
+        }
+        let brow_dist = (reliable && lift_n == 2).then(|| lift_sum / 2.0);
+        let brow_timing = brows::BrowTiming {
+            on: self.settings.brow_on,
+            off: self.settings.brow_off,
+            min_ms: self.settings.brow_min_ms,
+            refractory_ms: self.settings.brow_refractory_ms,
+        };
+
+        // 5. Eye state. Whichever moves first owns the frame: raised brows
+        //    stretch the lids (no blink starts), and a blink or a glance moves
+        //    the brow measure (the brow switch holds its state).
+        let brows_up = self.brows.raised();
+        let timing = EyeTiming { long_blink_ms: self.settings.long_blink_ms, wink_min_ms: self.settings.wink_min_ms };
+        out.eyes_closed = self.eyes.update(gray, [tr.left.eye, tr.right.eye], now_iod, reliable, brows_up, t, timing, &mut out.events)?;
+        out.closure = self.eyes.last_closure;
+        let eyes_busy = out.eyes_closed || (!brows_up && out.closure.0.max(out.closure.1) > BROW_EYES_BUSY);
+        if out.eyes_closed {
+            self.brows.eyes_shut();
+        }
+        out.brows_raised = self.brows.update(brow_dist.filter(|_| !eyes_busy), t, brow_timing, &mut out.events);
+        out.brow_lift = self.brows.last_lift;
+        tracing::trace!(
+            "vision {} t {t:.0} reliable {reliable} feature {score:.3} closure {:.2} {:.2} closed {} brow {:?} lift {:.3} raised {}",
+            frame.index,
+            out.closure.0,
+            out.closure.1,
+            out.eyes_closed,
+            brow_dist.map(|b| (b * 1000.0).round() / 1000.0),
+            out.brow_lift,
+            out.brows_raised
+        );
+
+        // 6. Refresh the feature template now and then, guarded against drift.
+        if reliable && !out.eyes_closed && !out.brows_raised && t - tr.last_refresh >= REFRESH_MS {
+            tr.last_refresh = t;
+            let (w, h) = (tr.feature_t0.cols(), tr.feature_t0.rows());
+            if ncc::extract(gray, tr.feature, w, h, &mut self.patch)?
+                && ncc::correlate(&self.patch, &tr.feature_t0, &mut self.result)? >= DRIFT_GUARD_NCC
+            {
+                self.patch.copy_to(&mut tr.feature_tmpl)?;
+            }
+        }
+
+        // 7. Now and then the face detector checks that the trackers are still on the eyes.
+        if self.faces.active() && !out.eyes_closed && !out.brows_raised && t - tr.last_face_check >= DRIFT_CHECK_MS {
+            tr.last_face_check = t;
+            let centre = mid(tr.left.eye, tr.right.eye);
+            if let Some(face) = self.faces.detect_near(gray, centre, now_iod)? {
+                let off = dist(face.le, tr.left.eye).max(dist(face.re, tr.right.eye)) / face.iod().max(1.0);
+                tr.drift_strikes = if off > DRIFT_MAX { tr.drift_strikes + 1 } else { 0 };
+                if tr.drift_strikes >= DRIFT_STRIKES {
+                    tracing::debug!("vision: the trackers drifted {off:.2} eye distances from the face; starting them again");
+                    if let Some(fresh) = self.tracks_from_face(gray, &face, t)? {
+                        return Ok(self.start_tracking(fresh));
+                    }
+                }
+            }
+        }
+        Ok(Phase::Tracking(tr))
+    }
+
+    /// Tracks for a detected face: the eyes are found near its eye points
+    /// (the irises whose surroundings best mirror each other). `None` when the
+    /// face is too small or its eyes cannot be found.
+    pub(super) fn tracks_from_face(&mut self, gray: &Mat, face: &Face, t: f64) -> Result<Option<Tracks>, VisionError> {
+        let iod = face.iod();
+        if iod < super::params::MIN_IOD_PX {
+            return Ok(None);
+        }
+        let (le, re) = self.generic.find(gray, face.le, face.re)?;
+        let ratio = dist(le, re) / iod;
+        if !(super::params::FACE_IOD_RATIO.0..=super::params::FACE_IOD_RATIO.1).contains(&ratio) {
+            return Ok(None);
+        }
+        self.take_templates(gray, le, re, t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_feature_window_grows_with_the_frame_interval_within_bounds() {
+        let iod = 60.0;
+        let at30 = Tracks::feature_radius(iod, 33.3);
+        let at7 = Tracks::feature_radius(iod, 140.0);
+        assert!((at30 - FEATURE_SEARCH_MIN * iod).abs() < 1e-9, "30 fps: the minimum ({at30})");
+        assert!(at7 > 2.0 * at30, "7 fps: a head moves farther between frames ({at7} vs {at30})");
+        assert!((Tracks::feature_radius(iod, 1000.0) - FEATURE_SEARCH_MAX * iod).abs() < 1e-9);
+        assert!((Tracks::feature_radius(2.0 * iod, 140.0) - 2.0 * at7).abs() < 1e-9, "scales with the eye distance");
+    }
+}
