@@ -10,6 +10,7 @@
 //! blinks and the eye cascade alone.
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use opencv::core::{Mat, Ptr, Rect, Size};
 use opencv::imgproc;
@@ -71,15 +72,68 @@ pub fn search_path() -> Vec<PathBuf> {
     paths
 }
 
-/// The face detector with its reused buffers.
+/// (Part of) a frame scaled for the model, and how to map its points back.
+pub struct Prepared {
+    bgr: Mat,
+    origin: Point,
+    scale: f64,
+}
+
+impl Prepared {
+    /// The whole grey frame, its smaller side at least the working size (the model fails on tiny inputs).
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn full(gray: &Mat) -> Result<Option<Self>, opencv::Error> {
+        let (w, h) = (gray.cols(), gray.rows());
+        if w < 16 || h < 16 {
+            return Ok(None);
+        }
+        let s = (f64::from(FACE_WORK_SIZE.0) / f64::from(w)).max(f64::from(FACE_WORK_SIZE.1) / f64::from(h));
+        Self::of(gray, Rect::new(0, 0, w, h), s)
+    }
+
+    /// Near a face already known: the square of side `FACE_CROP_IODS` eye
+    /// distances around `centre`, at `FACE_CROP_SIZE` pixels (cheaper than
+    /// the whole frame).
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn near(gray: &Mat, centre: Point, iod: f64) -> Result<Option<Self>, opencv::Error> {
+        let side = (FACE_CROP_IODS * iod).round() as i32;
+        let r = crate::vision::ncc::patch_rect(centre, side, side);
+        let x0 = r.x.max(0);
+        let y0 = r.y.max(0);
+        let x1 = (r.x + r.width).min(gray.cols());
+        let y1 = (r.y + r.height).min(gray.rows());
+        if side < 16 || x1 - x0 < side / 2 || y1 - y0 < side / 2 {
+            return Ok(None);
+        }
+        Self::of(gray, Rect::new(x0, y0, x1 - x0, y1 - y0), f64::from(FACE_CROP_SIZE) / f64::from(side))
+    }
+
+    fn of(gray: &Mat, roi: Rect, s: f64) -> Result<Option<Self>, opencv::Error> {
+        if gray.channels() != 1 {
+            return Ok(None);
+        }
+        let size = Size::new((f64::from(roi.width) * s).round() as i32, (f64::from(roi.height) * s).round() as i32);
+        if size.width < FACE_MIN_INPUT || size.height < FACE_MIN_INPUT {
+            return Ok(None);
+        }
+        let mut small = Mat::default();
+        imgproc::resize(&Mat::roi(gray, roi)?, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+        let mut bgr = Mat::default();
+        imgproc::cvt_color_def(&small, &mut bgr, imgproc::COLOR_GRAY2BGR)?;
+        Ok(Some(Self { bgr, origin: [f64::from(roi.x), f64::from(roi.y)], scale: s }))
+    }
+}
+
+/// The face detector.
 pub struct FaceDetector {
     net: Option<Ptr<FaceDetectorYN>>,
     input: Size,
-    small: Mat,
-    bgr: Mat,
     faces: Mat,
 }
-
 
 impl Default for FaceDetector {
     fn default() -> Self {
@@ -125,13 +179,13 @@ impl FaceDetector {
             .map_err(|e| damaged(e.message))?;
         let mut faces = Mat::default();
         net.detect(&probe, &mut faces).map_err(|e| damaged(e.message))?;
-        Ok(Self { net: Some(net), input, small: Mat::default(), bgr: Mat::default(), faces })
+        Ok(Self { net: Some(net), input, faces })
     }
 
     /// A detector without a model: finds nothing.
     #[must_use]
     pub fn unavailable() -> Self {
-        Self { net: None, input: Size::new(0, 0), small: Mat::default(), bgr: Mat::default(), faces: Mat::default() }
+        Self { net: None, input: Size::new(0, 0), faces: Mat::default() }
     }
 
     /// Whether a model is loaded.
@@ -140,56 +194,43 @@ impl FaceDetector {
         self.net.is_some()
     }
 
-    /// The largest confident face in the grey frame `gray`, if any.
+    /// The largest confident face in the whole grey frame, if any.
     ///
     /// # Errors
     /// OpenCV failures.
     pub fn detect(&mut self, gray: &Mat) -> Result<Option<Face>, opencv::Error> {
-        let (w, h) = (gray.cols(), gray.rows());
-        // The smaller side at least the working size: the model fails on tiny inputs.
-        let s = (f64::from(FACE_WORK_SIZE.0) / f64::from(w)).max(f64::from(FACE_WORK_SIZE.1) / f64::from(h));
-        self.detect_in(gray, Rect::new(0, 0, w, h), s)
+        match Prepared::full(gray)? {
+            Some(p) => self.run(&p),
+            None => Ok(None),
+        }
     }
 
-    /// The face near one already known: the square of side `FACE_CROP_IODS`
-    /// eye distances around `centre`, at `FACE_CROP_SIZE` pixels. Cheaper
-    /// than the whole frame, and its points are finer (the face fills the input).
+    /// The largest confident face near `centre` (see [`Prepared::near`]).
     ///
     /// # Errors
     /// OpenCV failures.
     pub fn detect_near(&mut self, gray: &Mat, centre: Point, iod: f64) -> Result<Option<Face>, opencv::Error> {
-        let side = (FACE_CROP_IODS * iod).round() as i32;
-        let r = crate::vision::ncc::patch_rect(centre, side, side);
-        let x0 = r.x.max(0);
-        let y0 = r.y.max(0);
-        let x1 = (r.x + r.width).min(gray.cols());
-        let y1 = (r.y + r.height).min(gray.rows());
-        if x1 - x0 < side / 2 || y1 - y0 < side / 2 {
-            return Ok(None);
+        match Prepared::near(gray, centre, iod)? {
+            Some(p) => self.run(&p),
+            None => Ok(None),
         }
-        self.detect_in(gray, Rect::new(x0, y0, x1 - x0, y1 - y0), f64::from(FACE_CROP_SIZE) / f64::from(side))
     }
 
-    /// Runs the model on `roi` of `gray` scaled by `s`.
-    fn detect_in(&mut self, gray: &Mat, roi: Rect, s: f64) -> Result<Option<Face>, opencv::Error> {
+    /// The largest confident face in a prepared image, in the frame's pixels.
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn run(&mut self, p: &Prepared) -> Result<Option<Face>, opencv::Error> {
         let Some(net) = self.net.as_mut() else {
             return Ok(None);
         };
-        if roi.width < 16 || roi.height < 16 || gray.channels() != 1 {
-            return Ok(None);
-        }
-        let size = Size::new((f64::from(roi.width) * s).round() as i32, (f64::from(roi.height) * s).round() as i32);
-        if size.width < FACE_MIN_INPUT || size.height < FACE_MIN_INPUT {
-            return Ok(None);
-        }
-        imgproc::resize(&Mat::roi(gray, roi)?, &mut self.small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
-        imgproc::cvt_color_def(&self.small, &mut self.bgr, imgproc::COLOR_GRAY2BGR)?;
+        let size = p.bgr.size()?;
         if size != self.input {
             net.set_input_size(size)?;
             self.input = size;
         }
-        net.detect(&self.bgr, &mut self.faces)?;
-        let (ox, oy) = (f64::from(roi.x), f64::from(roi.y));
+        net.detect(&p.bgr, &mut self.faces)?;
+        let ([ox, oy], s) = (p.origin, p.scale);
         let mut best: Option<Face> = None;
         for r in 0..self.faces.rows() {
             let v = |c: i32| -> Result<f64, opencv::Error> { Ok(f64::from(*self.faces.at_2d::<f32>(r, c)?) / s) };
@@ -215,9 +256,132 @@ impl FaceDetector {
     }
 }
 
+/// The face detector on its own thread (named "face"), so that a frame that
+/// asks never waits for the model: a question is asked on one frame and its
+/// answer taken on a later one, chosen by the frames' clock (so a replay
+/// gives the same answers on the same frames however fast it runs). A live
+/// camera's next frame comes long after the model is done.
+pub struct FaceWorker {
+    requests: Option<SyncSender<Prepared>>,
+    answers: Receiver<Result<Option<Face>, String>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// When the question now under way was asked.
+    asked: Option<f64>,
+}
+
+impl FaceWorker {
+    /// Starts the thread with `detector` (none without a model).
+    #[must_use]
+    pub fn spawn(mut detector: FaceDetector) -> Self {
+        // OpenCV's worker threads would let the model take every core while
+        // the pipeline's frame waits; one thread each keeps the frame's time steady.
+        let _ = opencv::core::set_num_threads(1);
+        let (requests, inbox) = sync_channel::<Prepared>(1);
+        let (outbox, answers) = sync_channel(1);
+        let thread = if detector.active() {
+            std::thread::Builder::new()
+                .name("face".into())
+                .spawn(move || {
+                    for p in inbox {
+                        let answer = detector.run(&p).map_err(|e| e.message);
+                        if outbox.send(answer).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .map_err(|e| tracing::warn!("cannot start the face detector's thread: {e}; blinks and the eye cascade alone will find the eyes"))
+                .ok()
+        } else {
+            None
+        };
+        Self { requests: thread.as_ref().map(|_| requests), answers, thread, asked: None }
+    }
+
+    /// Whether the detector is running.
+    #[must_use]
+    pub fn active(&self) -> bool {
+        self.requests.is_some()
+    }
+
+    /// Whether a question is under way.
+    #[must_use]
+    pub fn busy(&self) -> bool {
+        self.asked.is_some()
+    }
+
+    /// Asks about `p` at frame time `t_ms`, unless a question is under way. Returns whether it was asked.
+    pub fn ask(&mut self, p: Prepared, t_ms: f64) -> bool {
+        if self.asked.is_some() {
+            return false;
+        }
+        let Some(tx) = &self.requests else { return false };
+        match tx.send(p) {
+            Ok(()) => {
+                self.asked = Some(t_ms);
+                true
+            }
+            Err(_) => {
+                self.stopped();
+                false
+            }
+        }
+    }
+
+    /// The answer to the question under way, once `after_ms` have passed on
+    /// the frames' clock since it was asked (waiting for the thread if it is
+    /// not done yet): `Some(face or none)`; `None` before then.
+    pub fn answer(&mut self, t_ms: f64, after_ms: f64) -> Option<Option<Face>> {
+        let asked = self.asked?;
+        if t_ms - asked < after_ms {
+            return None;
+        }
+        Some(self.wait())
+    }
+
+    /// The face in `p`, now: asks and waits (a question under way is answered first and dropped).
+    pub fn detect_now(&mut self, p: Prepared) -> Option<Face> {
+        if self.asked.is_some() {
+            let _ = self.wait();
+        }
+        if self.ask(p, 0.0) { self.wait() } else { None }
+    }
+
+    fn wait(&mut self) -> Option<Face> {
+        self.asked = None;
+        match self.answers.recv() {
+            Ok(Ok(face)) => face,
+            Ok(Err(e)) => {
+                tracing::warn!("face detector: {e}");
+                None
+            }
+            Err(_) => {
+                self.stopped();
+                None
+            }
+        }
+    }
+
+    fn stopped(&mut self) {
+        tracing::warn!("the face detector stopped; blinks and the eye cascade alone will find the eyes");
+        self.requests = None;
+        self.asked = None;
+    }
+}
+
+impl Drop for FaceWorker {
+    fn drop(&mut self) {
+        // Closing the request channel ends the thread's loop.
+        self.requests = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vision::params::FACE_ANSWER_MS;
     use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo};
 
     /// A generated grey frame and its labels.
@@ -268,5 +432,27 @@ mod tests {
         assert!(!off.active());
         let (img, _) = rendered(SynthConfig::demo(), 0);
         assert!(off.detect(&img).expect("detect").is_none());
+    }
+
+    #[test]
+    fn the_worker_answers_a_drift_check_a_fixed_time_later_on_the_frames_clock() {
+        let d = FaceDetector::from_path(&crate::data_dir().join("models").join(FACE_MODEL)).expect("the shipped model loads");
+        let mut w = FaceWorker::spawn(d);
+        assert!(w.active());
+        let (img, row) = rendered(SynthConfig::demo(), 0);
+        let (le, re) = (row.le.expect("le"), row.re.expect("re"));
+        let p = Prepared::near(&img, crate::events::midpoint(le, re), dist(le, re)).expect("prepare").expect("inside");
+        assert!(w.ask(p, 1000.0));
+        let again = Prepared::full(&img).expect("prepare").expect("inside");
+        assert!(!w.ask(again, 1010.0), "one question at a time");
+        assert!(w.answer(1000.0 + FACE_ANSWER_MS - 1.0, FACE_ANSWER_MS).is_none(), "not before its time");
+        let face = w.answer(1000.0 + FACE_ANSWER_MS, FACE_ANSWER_MS).expect("answered").expect("a face");
+        assert!(dist(face.le, le) < 0.25 * dist(le, re));
+        assert!(!w.busy());
+        let now = w.detect_now(Prepared::full(&img).expect("prepare").expect("inside"));
+        assert!(now.is_some());
+        let mut off = FaceWorker::spawn(FaceDetector::unavailable());
+        assert!(!off.active());
+        assert!(off.detect_now(Prepared::full(&img).expect("prepare").expect("inside")).is_none());
     }
 }

@@ -145,7 +145,7 @@ enum Phase {
 pub struct Vision {
     settings: VisionSettings,
     phase: Phase,
-    faces: face::FaceDetector,
+    faces: face::FaceWorker,
     generic: locate::GenericEyes,
     confirm: haar::EyeConfirmer,
     blink: BlinkLink,
@@ -220,7 +220,7 @@ impl Vision {
         Self {
             settings,
             phase: Phase::Searching,
-            faces,
+            faces: face::FaceWorker::spawn(faces),
             generic: locate::GenericEyes::load(),
             confirm,
             blink: BlinkLink::default(),

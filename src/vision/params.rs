@@ -29,6 +29,8 @@ pub const EYE_FIND_REACH: f64 = 0.15;
 pub const EYE_FIND_SCALES: [f64; 1] = [1.0];
 /// The eyes found near the detector's eye points must be this far apart, relative to its points.
 pub const FACE_IOD_RATIO: (f64, f64) = (0.75, 1.3);
+/// A drift check asked on one frame is answered on the first frame this much later.
+pub const FACE_ANSWER_MS: f64 = 150.0;
 /// While tracking, the detector checks the trackers this often ...
 pub const DRIFT_CHECK_MS: f64 = 1000.0;
 /// ... a tracked eye farther than this from the detector's is drifting ...

@@ -40,21 +40,27 @@ impl Vision {
         Self::start_init(&frame.gray, pair, cue, t, out)
     }
 
-    /// Tracking on the face the detector finds in this frame, if any.
+    /// Tracking on the face the detector found, if any. The detector looks
+    /// at a frame on its own thread and answers on the next frame; the eyes
+    /// are then found near its points in the frame at hand.
     pub(super) fn track_detected_face(&mut self, frame: &Frame, t: f64, out: &mut Observation) -> Result<Option<Phase>, VisionError> {
         if !self.faces.active() {
             return Ok(None);
         }
-        let Some(face) = self.faces.detect(&frame.gray)? else {
-            return Ok(None);
-        };
-        let Some(tracks) = self.tracks_from_face(&frame.gray, &face, t)? else {
-            return Ok(None);
-        };
-        out.events.push(Event::Init);
-        // BlinkLink starts afresh if tracking is lost later.
-        self.blink.reset();
-        Ok(Some(self.start_tracking(tracks)))
+        if let Some(Some(face)) = self.faces.answer(t, 0.0)
+            && let Some(tracks) = self.tracks_from_face(&frame.gray, &face, t)?
+        {
+            out.events.push(Event::Init);
+            // BlinkLink starts afresh if tracking is lost later.
+            self.blink.reset();
+            return Ok(Some(self.start_tracking(tracks)));
+        }
+        if !self.faces.busy()
+            && let Some(prepared) = super::face::Prepared::full(&frame.gray)?
+        {
+            self.faces.ask(prepared, t);
+        }
+        Ok(None)
     }
 
     /// Feeds BlinkLink and confirms its pair with the eye cascade on the frame

@@ -10,7 +10,7 @@ use opencv::prelude::*;
 use super::eyes::EyeTiming;
 use super::face::Face;
 use super::params::{
-    BROW_EYES_BUSY, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
+    BROW_EYES_BUSY, FACE_ANSWER_MS, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
     EYE_TEMPLATE, EYES_FLOOR, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, LOST_AFTER_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, VELOCITY_TAU_MS,
@@ -56,6 +56,8 @@ pub(super) struct Tracks {
     /// When the face detector last checked the trackers, and how many checks in a row found them drifting.
     pub last_face_check: f64,
     pub drift_strikes: u32,
+    /// Where the eyes were on the frame the face detector is looking at.
+    pub face_check: Option<[Point; 2]>,
 }
 
 impl Tracks {
@@ -134,6 +136,7 @@ impl Vision {
             pose_points,
             last_face_check: t,
             drift_strikes: 0,
+            face_check: None,
         }))
     }
 
@@ -302,19 +305,30 @@ impl Vision {
             }
         }
 
-        // 7. Now and then the face detector checks that the trackers are still on the eyes.
-        if self.faces.active() && !out.eyes_closed && !out.brows_raised && t - tr.last_face_check >= DRIFT_CHECK_MS {
-            tr.last_face_check = t;
-            let centre = mid(tr.left.eye, tr.right.eye);
-            if let Some(face) = self.faces.detect_near(gray, centre, now_iod)? {
-                let off = dist(face.le, tr.left.eye).max(dist(face.re, tr.right.eye)) / face.iod().max(1.0);
+        // 7. Now and then the face detector checks, on its own thread, that the
+        //    trackers are still on the eyes: its answer is compared with where
+        //    the eyes were on the frame it looked at.
+        if let Some(answer) = self.faces.answer(t, FACE_ANSWER_MS) {
+            let asked = tr.face_check.take();
+            if let (Some(face), Some([le, re])) = (answer, asked) {
+                let off = dist(face.le, le).max(dist(face.re, re)) / face.iod().max(1.0);
                 tr.drift_strikes = if off > DRIFT_MAX { tr.drift_strikes + 1 } else { 0 };
                 if tr.drift_strikes >= DRIFT_STRIKES {
                     tracing::debug!("vision: the trackers drifted {off:.2} eye distances from the face; starting them again");
-                    if let Some(fresh) = self.tracks_from_face(gray, &face, t)? {
+                    if let Some(prepared) = super::face::Prepared::full(gray)?
+                        && let Some(face) = self.faces.detect_now(prepared)
+                        && let Some(fresh) = self.tracks_from_face(gray, &face, t)?
+                    {
                         return Ok(self.start_tracking(fresh));
                     }
                 }
+            }
+        } else if self.faces.active() && !self.faces.busy() && !out.eyes_closed && !out.brows_raised && t - tr.last_face_check >= DRIFT_CHECK_MS {
+            tr.last_face_check = t;
+            if let Some(prepared) = super::face::Prepared::near(gray, mid(tr.left.eye, tr.right.eye), now_iod)?
+                && self.faces.ask(prepared, t)
+            {
+                tr.face_check = Some([tr.left.eye, tr.right.eye]);
             }
         }
         Ok(Phase::Tracking(tr))
