@@ -315,16 +315,12 @@ impl FaceWorker {
             return false;
         }
         let Some(tx) = &self.requests else { return false };
-        match tx.send(p) {
-            Ok(()) => {
-                self.asked = Some(t_ms);
-                true
-            }
-            Err(_) => {
-                self.stopped();
-                false
-            }
+        if tx.send(p).is_err() {
+            self.stopped();
+            return false;
         }
+        self.asked = Some(t_ms);
+        true
     }
 
     /// The answer to the question under way, once `after_ms` have passed on
