@@ -97,6 +97,18 @@ fn a_small_image_still_works() {
     assert_targets("320x240", &generate_and_score(&cfg), 0.85);
 }
 
+/// A slow camera at a small size: 8 fps at 320×240 (eye distance 34 px). At
+/// 8 fps a blink is one or two frames.
+#[test]
+fn a_slow_small_camera_still_works() {
+    let mut cfg = SynthConfig::random(14, 40.0, 8.0);
+    cfg.width = 320;
+    cfg.height = 240;
+    cfg.iod_px = 34.0;
+    cfg.motion_px = (20.0, 12.0);
+    assert_targets("8 fps 320x240", &generate_and_score(&cfg), 0.8);
+}
+
 #[test]
 fn the_demo_clip_is_tracked_with_every_gesture() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip");

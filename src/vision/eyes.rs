@@ -26,7 +26,7 @@ use opencv::prelude::*;
 
 use super::ncc;
 use super::params::{
-    ADOPT_MS, ALIGNED_NCC, CLOSED_DEPTH_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
+    ADOPT_MS, ALIGNED_NCC, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_WINDOW_MS, OPEN_TAU_MS, WINK_CLOSED, WINK_OTHER_MAX,
 };
 use super::stats::{Ema, RobustWindow, alpha};
@@ -203,7 +203,7 @@ impl EyeState {
                 let dur = t_ms - c.start;
                 // A closure is over once the eyes start to reopen; a long one
                 // (a command) once they look as they did before it.
-                let back = if dur < timing.long_blink_ms { EYE_RETURN.max(EYE_RETURN_SHARE * c.peak) } else { EYE_RETURN };
+                let back = EYE_RETURN.max(c.peak * if dur < timing.long_blink_ms { EYE_RETURN_SHARE } else { LONG_RETURN_SHARE });
                 if mean < back {
                     // The eyes came back: a blink, or a long blink if they were closed long enough.
                     if dur >= timing.long_blink_ms && dur <= LONG_BLINK_MAX_MS && c.closed_like {
@@ -214,7 +214,7 @@ impl EyeState {
                     }
                     self.armed = false;
                 } else if dur > BLINK_MAX_MS {
-                    if self.looks_closed(&seen) {
+                    if mean >= HOLD_SHARE * c.peak && self.looks_closed(&seen) {
                         c.open_since = None;
                     } else {
                         c.open_since.get_or_insert(t_ms);

@@ -164,6 +164,8 @@ pub const EYE_ON: f64 = 1.0;
 /// ... and the eyes have come back when closure falls below this, or below this share of its peak ...
 pub const EYE_RETURN: f64 = 0.4;
 pub const EYE_RETURN_SHARE: f64 = 0.5;
+/// ... a long blink's once closure falls below this share of its deepest (the eyes look as before) ...
+pub const LONG_RETURN_SHARE: f64 = 0.15;
 /// ... after which closure must fall below this before the next blink can start.
 pub const EYE_REARM: f64 = 0.5;
 /// A departure that has not come back after this long is a blink only if the
@@ -177,6 +179,9 @@ pub const LONG_BLINK_MAX_MS: f64 = 3000.0;
 /// away from its open look, once this many blinks were seen.
 pub const CLOSED_DEPTH_SHARE: f64 = 0.5;
 pub const MIN_BLINKS: u32 = 1;
+/// Eyes held shut stay this near the closure's own deepest point (lids that
+/// reopen half way and stay there are not held shut).
+pub const HOLD_SHARE: f64 = 0.65;
 /// A closure stops being one after the eyes have not looked closed for this long.
 pub const NOT_CLOSED_MS: f64 = 150.0;
 /// A blink teaches the closed level only if the eyes are back at rest this soon after it.

@@ -365,4 +365,84 @@ mod tests {
         assert!((Tracks::feature_radius(iod, 1000.0) - FEATURE_SEARCH_MAX * iod).abs() < 1e-9);
         assert!((Tracks::feature_radius(2.0 * iod, 140.0) - 2.0 * at7).abs() < 1e-9, "scales with the eye distance");
     }
+
+    use crate::capture::Frame;
+    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo};
+    use crate::vision::{Observation, Vision, VisionSettings, face::FaceDetector, haar::EyeConfirmer};
+
+    /// Runs `frames` of `cfg` through `vision`; `tamper` may change the vision before each frame.
+    fn run(
+        vision: &mut Vision,
+        cfg: &SynthConfig,
+        frames: std::ops::Range<usize>,
+        mut tamper: impl FnMut(usize, &Frame, &crate::labels::LabelRow, &mut Vision),
+    ) -> Vec<(Observation, crate::labels::LabelRow)> {
+        let mut g = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg.clone()).expect("generator");
+        let mut frame = Frame::empty();
+        let mut out = Vec::new();
+        for i in frames {
+            let row = g.render(i, &mut frame.color).expect("render");
+            frame.update_gray().expect("gray");
+            frame.index = i as u64;
+            frame.t_ms = g.t_ms(i);
+            tamper(i, &frame, &row, vision);
+            let mut obs = Observation::default();
+            vision.observe(&frame, &mut obs);
+            out.push((obs, row));
+        }
+        out
+    }
+
+    fn eye_error(obs: &Observation, row: &crate::labels::LabelRow) -> f64 {
+        let (le, re) = (row.le.expect("le"), row.re.expect("re"));
+        let iod = dist(le, re);
+        dist(obs.le.expect("tracked le"), le).max(dist(obs.re.expect("tracked re"), re)) / iod
+    }
+
+    #[test]
+    fn the_face_detector_starts_tracking_at_once_without_a_blink() {
+        let mut cfg = SynthConfig::demo();
+        cfg.script.clear();
+        let mut v = Vision::new(VisionSettings::default());
+        let seen = run(&mut v, &cfg, 0..10, |_, _, _, _| {});
+        let first = seen.iter().position(|(o, _)| o.state == crate::events::TrackState::Tracking).expect("tracking");
+        assert!(first <= 2, "tracking from frame {first}");
+        for (o, row) in &seen[first..] {
+            assert!(eye_error(o, row) < 0.08, "{:?} vs {:?} {:?}", (o.le, o.re), row.le, row.re);
+        }
+    }
+
+    #[test]
+    fn without_the_face_model_a_blink_starts_tracking_as_before() {
+        let cfg = SynthConfig::demo();
+        let mut v = Vision::with_models(VisionSettings::default(), FaceDetector::unavailable(), EyeConfirmer::load());
+        let seen = run(&mut v, &cfg, 0..80, |_, _, _, _| {});
+        let first = seen.iter().position(|(o, _)| o.state == crate::events::TrackState::Tracking).expect("tracking after the first blink");
+        let blink = seen.iter().position(|(_, row)| row.eyes_closed).expect("a blink in the clip");
+        assert!(first > blink, "started at {first}, before the first blink at {blink}");
+        let (o, row) = &seen[79];
+        assert!(eye_error(o, row) < 0.1);
+    }
+
+    #[test]
+    fn the_face_detector_puts_drifted_trackers_back_on_the_eyes() {
+        let mut cfg = SynthConfig::demo();
+        cfg.script.clear();
+        cfg.duration_s = 6.0;
+        let mut v = Vision::new(VisionSettings::default());
+        // After one second, every tracker locks onto what lies 0.4 eye distances
+        // below and beside the face's points, as a slow drift would leave them.
+        let seen = run(&mut v, &cfg, 0..cfg.frames(), |i, frame, row, v| {
+            if i == 30 {
+                let (le, re) = (row.le.expect("le"), row.re.expect("re"));
+                let shift = [0.4 * dist(le, re), 0.3 * dist(le, re)];
+                let tracks = v.take_templates(&frame.gray, add(le, shift), add(re, shift), frame.t_ms).expect("templates").expect("inside");
+                v.phase = Phase::Tracking(Box::new(tracks));
+            }
+        });
+        assert!(eye_error(&seen[35].0, &seen[35].1) > 0.3, "the tamper moved the eyes");
+        assert!(seen.iter().all(|(o, _)| !o.events.contains(&crate::events::Event::Lost)), "put back by the drift check, not by a loss");
+        let last = seen.last().expect("frames");
+        assert!(eye_error(&last.0, &last.1) < 0.08, "back on the eyes: {}", eye_error(&last.0, &last.1));
+    }
 }
