@@ -1,6 +1,7 @@
 //! Benchmarks of the hot path at 640×480 (`make bench`): BlinkLink on a frame
-//! pair, one NCC tracking step, a whole pipeline tick while tracking, and
-//! rendering a generated frame.
+//! pair, one NCC tracking step, the face detector (on its thread) and what
+//! the frame itself pays for it, finding the eyes near the detector's points,
+//! a whole pipeline tick while tracking, and rendering a generated frame.
 
 use std::time::Instant;
 
@@ -10,6 +11,8 @@ use facemouse::pipeline::Pipeline;
 use facemouse::profile::Settings;
 use facemouse::synth::{FaceAsset, Generator, SynthConfig, default_photo};
 use facemouse::vision::blinklink::BlinkLink;
+use facemouse::vision::face::{FaceDetector, Prepared};
+use facemouse::vision::locate::GenericEyes;
 use facemouse::vision::ncc;
 use opencv::core::Mat;
 use opencv::prelude::*;
@@ -50,6 +53,20 @@ fn benches(c: &mut Criterion) {
     c.bench_function("ncc_track_step_eye", |b| {
         b.iter(|| ncc::search(&clip[21].gray, &tmpl, eye, 10, 8, &mut buf).expect("search"));
     });
+
+    // The face detector: what the frame pays (a small copy for the detector's
+    // thread), and the detector's own work on the whole frame and near the face.
+    let gray = &clip[20].gray;
+    c.bench_function("face_prepare_full_640x480", |b| b.iter(|| Prepared::full(gray).expect("prepare")));
+    let mut detector = FaceDetector::load();
+    if detector.active() {
+        c.bench_function("face_detect_full_640x480", |b| b.iter(|| detector.detect(gray).expect("detect")));
+        let face = detector.detect(gray).expect("detect").expect("the demo face");
+        let centre = facemouse::events::midpoint(face.le, face.re);
+        c.bench_function("face_detect_near_640x480", |b| b.iter(|| detector.detect_near(gray, centre, face.iod()).expect("detect")));
+        let mut eyes = GenericEyes::load();
+        c.bench_function("eyes_near_the_face_points", |b| b.iter(|| eyes.find(gray, face.le, face.re).expect("find")));
+    }
 
     // A whole tick while tracking: the pipeline initializes on the clip's first
     // blink, then the benchmark cycles through the tracked part of the clip.
