@@ -492,12 +492,11 @@ fn plot_ui(ui: &mut egui::Ui, history: &VecDeque<(f64, f64, f64)>, s: &Settings)
     let now = history.back().map_or(0.0, |h| h.0);
     let closure: Vec<[f64; 2]> = history.iter().map(|h| [h.0 - now, h.1]).collect();
     let lift: Vec<[f64; 2]> = history.iter().map(|h| [h.0 - now, h.2 / s.vision.brow_on]).collect();
-    ui.label(RichText::new("Eye closure (1 = like your blinks) and eyebrow lift (1 = the raise threshold)").size(16.0));
+    ui.label(RichText::new("Eye closure and eyebrow lift (1 = where a blink or a raise starts)").size(16.0));
     Plot::new("signals").height(180.0).legend(Legend::default()).include_y(0.0).include_y(1.2).show(ui, |p| {
         p.line(Line::new("eye closure", PlotPoints::from(closure)));
         p.line(Line::new("eyebrow lift", PlotPoints::from(lift)));
         p.hline(HLine::new("threshold", 1.0));
-        p.hline(HLine::new("closed", 0.5));
     });
 }
 

@@ -55,7 +55,7 @@ pub struct Snapshot {
     /// The frame's trace record (state, positions, events, time).
     pub record: TraceRecord,
     pub paused: bool,
-    /// Mean eye closure (0 open, 1 like a blink) and brow lift (eye distances).
+    /// Mean eye closure (0 open, 1 where a blink starts) and brow lift (eye distances).
     pub closure: f64,
     pub brow_lift: f64,
     pub fps: f64,
