@@ -87,26 +87,25 @@ fn a_low_frame_rate_still_works() {
     assert_targets("12 fps", &generate_and_score(&cfg), 0.85);
 }
 
-#[test]
-fn a_small_image_still_works() {
-    let mut cfg = SynthConfig::random(13, 40.0, 30.0);
+/// A random 40 s sequence at 320×240 (eye distance 34 px).
+fn small(seed: u64, fps: f64) -> SynthConfig {
+    let mut cfg = SynthConfig::random(seed, 40.0, fps);
     cfg.width = 320;
     cfg.height = 240;
     cfg.iod_px = 34.0;
     cfg.motion_px = (20.0, 12.0);
-    assert_targets("320x240", &generate_and_score(&cfg), 0.85);
+    cfg
 }
 
-/// A slow camera at a small size: 8 fps at 320×240 (eye distance 34 px). At
-/// 8 fps a blink is one or two frames.
+#[test]
+fn a_small_image_still_works() {
+    assert_targets("320x240", &generate_and_score(&small(13, 30.0)), 0.85);
+}
+
+/// A slow camera at a small size: 8 fps at 320×240. At 8 fps a blink is one or two frames.
 #[test]
 fn a_slow_small_camera_still_works() {
-    let mut cfg = SynthConfig::random(14, 40.0, 8.0);
-    cfg.width = 320;
-    cfg.height = 240;
-    cfg.iod_px = 34.0;
-    cfg.motion_px = (20.0, 12.0);
-    assert_targets("8 fps 320x240", &generate_and_score(&cfg), 0.8);
+    assert_targets("8 fps 320x240", &generate_and_score(&small(14, 8.0)), 0.8);
 }
 
 #[test]

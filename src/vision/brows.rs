@@ -94,12 +94,6 @@ impl BrowSwitch {
     pub fn raised(&self) -> bool {
         self.raised_at.is_some()
     }
-
-    /// The lift of an eye–brow distance above the rest level (0 before the rest level is known).
-    #[must_use]
-    pub fn lift(&self, dist: f64) -> f64 {
-        if self.rest.covered_ms() >= BROW_WARMUP_MS { dist - self.rest.median() } else { 0.0 }
-    }
 }
 
 /// The eyebrow above `eye`: the darkest thick band along the face's up axis,
