@@ -18,7 +18,6 @@ use super::params::{
 };
 use crate::events::{Point, dist};
 
-
 /// A candidate eye pair in full-resolution pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EyePair {
@@ -165,7 +164,6 @@ impl BlinkLink {
     }
 }
 
-
 /// Up to `k` iris candidates near `p`: local maxima of the Laplacian of the
 /// Gaussian-smoothed image at iris scale (dark round blobs), strongest first,
 /// each with its response.
@@ -234,7 +232,6 @@ pub fn nearest_iris(gray: &Mat, p: Point, iod: f64) -> Result<Point, opencv::Err
     let d = |q: &Point| (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2);
     Ok(iris_candidates(gray, p, iod, 5)?.into_iter().map(|(q, _)| q).min_by(|a, b| d(a).total_cmp(&d(b))).unwrap_or(p))
 }
-
 
 /// The eye centres near a blink's blobs. Each eye's iris candidates are tried
 /// in pairs, and the pair whose two eye regions are the best mirror images of

@@ -106,8 +106,8 @@ pub struct EyeState {
     departed: [Option<f64>; 2],
     wink: Option<(usize, f64, bool)>,
     last_blink: Option<f64>,
-    /// A blink that may teach the closed look, and when the eyes reopened.
-    pending: Option<(f64, Candidate)>,
+    /// A blink that may teach the closed level: when the eyes reopened, and each eye's depth at its deepest.
+    pending: Option<(f64, [f64; 2])>,
     last_t: Option<f64>,
     /// The last frame's closures (1 = the blink threshold), for diagnostics and plots.
     pub last_closure: (f64, f64),
@@ -210,7 +210,7 @@ impl EyeState {
                         events.push(Event::LongBlink);
                         self.pending = None;
                     } else if dur <= BLINK_MAX_MS || c.closed_like {
-                        self.blink(c, t_ms, events);
+                        self.blink(&c, t_ms, events);
                     }
                     self.armed = false;
                 } else if dur > BLINK_MAX_MS {
@@ -249,8 +249,9 @@ impl EyeState {
             }
             *look = Some(Look::new(&p)?);
         }
-        let keep = (self.depth, self.blinks);
-        *self = Self { size, open: looks, depth: keep.0, blinks: keep.1, ..Self::default() };
+        self.restart();
+        self.size = size;
+        self.open = looks;
         Ok(())
     }
 
@@ -330,12 +331,12 @@ impl EyeState {
     }
 
     /// A blink: the event now; what it teaches once the eyes are back at rest.
-    fn blink(&mut self, c: Candidate, t_ms: f64, events: &mut Vec<Event>) {
+    fn blink(&mut self, c: &Candidate, t_ms: f64, events: &mut Vec<Event>) {
         if self.last_blink.is_none_or(|b| t_ms - b >= BLINK_DEDUPE_MS) {
             events.push(Event::Blink);
             self.last_blink = Some(t_ms);
         }
-        self.pending = Some((t_ms, c));
+        self.pending = Some((t_ms, c.peak_depth));
     }
 
     /// A blink after which the eyes came back to rest within `CONFIRM_MS`
@@ -343,18 +344,18 @@ impl EyeState {
     /// after which they did not (a blink and a glance up, a flick of the
     /// eyes) teaches nothing: it would take a glance for a closure.
     fn confirm_blink(&mut self, at_rest: bool, t_ms: f64) {
-        let Some((returned, c)) = self.pending.take() else { return };
+        let Some((returned, depth)) = self.pending.take() else { return };
         if !at_rest {
             if t_ms - returned < CONFIRM_MS {
-                self.pending = Some((returned, c));
+                self.pending = Some((returned, depth));
             }
             return;
         }
-        for k in 0..2 {
-            self.depth[k].update(c.peak_depth[k], 1.0, 1.0 / CLOSED_LEARN);
+        for (level, d) in self.depth.iter_mut().zip(depth) {
+            level.update(d, 1.0, 1.0 / CLOSED_LEARN);
         }
         self.blinks = self.blinks.saturating_add(1);
-        tracing::trace!("eyes: t {t_ms:.0} the blink that reopened at {returned:.0} teaches the closed level (depth {:?})", c.peak_depth);
+        tracing::trace!("eyes: t {t_ms:.0} the blink that reopened at {returned:.0} teaches the closed level (depth {depth:?})");
     }
 
     /// One eye clearly closed and the other clearly open, long enough to be meant.

@@ -186,7 +186,8 @@ pub const HOLD_SHARE: f64 = 0.65;
 pub const NOT_CLOSED_MS: f64 = 150.0;
 /// A blink teaches the closed level only if the eyes are back at rest this soon after it.
 pub const CONFIRM_MS: f64 = 400.0;
-/// The closed level learns from each blink with this weight.
+/// The closed level follows the person's blinks as an exponential average at
+/// this rate per blink (each confirmed blink moves it 1 − e^−0.3 ≈ 26 % of the way).
 pub const CLOSED_LEARN: f64 = 0.3;
 /// Two blink events closer than this are one blink seen twice.
 pub const BLINK_DEDUPE_MS: f64 = 400.0;
