@@ -492,6 +492,16 @@ pub fn default_photo() -> PathBuf {
     crate::data_dir().join("assets").join("demo").join("astronaut.png")
 }
 
+/// Frame `i` of `g` in grey, with its labels (for the vision's unit tests).
+#[cfg(test)]
+pub(crate) fn gray_frame(g: &mut Generator, i: usize) -> (Mat, LabelRow) {
+    let mut img = Mat::default();
+    let row = g.render(i, &mut img).expect("render");
+    let mut gray = Mat::default();
+    imgproc::cvt_color_def(&img, &mut gray, imgproc::COLOR_BGR2GRAY).expect("gray");
+    (gray, row)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -278,7 +278,7 @@ pub fn refine_eye_pair(gray: &Mat, le: Point, re: Point, iod: f64) -> Result<(Po
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{Action, FaceAsset, Generator, ScriptEvent, SynthConfig, default_photo};
+    use crate::synth::{Action, FaceAsset, Generator, ScriptEvent, SynthConfig, default_photo, gray_frame};
 
     fn still_face_with_blink() -> (Generator, SynthConfig) {
         let mut cfg = SynthConfig::demo();
@@ -287,20 +287,12 @@ mod tests {
         (Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg.clone()).expect("generator"), cfg)
     }
 
-    fn gray(g: &mut Generator, i: usize) -> (Mat, crate::labels::LabelRow) {
-        let mut img = Mat::default();
-        let row = g.render(i, &mut img).expect("render");
-        let mut out = Mat::default();
-        imgproc::cvt_color_def(&img, &mut out, imgproc::COLOR_BGR2GRAY).expect("gray");
-        (out, row)
-    }
-
     #[test]
     fn a_blink_between_two_frames_gives_the_eye_pair() {
         let (mut g, _) = still_face_with_blink();
         let mut b = BlinkLink::default();
-        let (open, row) = gray(&mut g, 8);
-        let (closed, _) = gray(&mut g, 11);
+        let (open, row) = gray_frame(&mut g, 8);
+        let (closed, _) = gray_frame(&mut g, 11);
         assert!(b.feed(&open).expect("feed").is_none(), "one frame is no difference");
         let pair = b.feed(&closed).expect("feed").expect("the blink gives a pair");
         let (le, re) = (row.le.expect("le"), row.re.expect("re"));
@@ -314,7 +306,7 @@ mod tests {
         let (mut g, _) = still_face_with_blink();
         let mut b = BlinkLink::default();
         for i in 0..6 {
-            let (f, _) = gray(&mut g, i);
+            let (f, _) = gray_frame(&mut g, i);
             assert!(b.feed(&f).expect("feed").is_none(), "frame {i}");
         }
     }
@@ -322,7 +314,7 @@ mod tests {
     #[test]
     fn the_iris_is_found_near_a_rough_guess() {
         let (mut g, _) = still_face_with_blink();
-        let (f, row) = gray(&mut g, 0);
+        let (f, row) = gray_frame(&mut g, 0);
         let (le, re) = (row.le.expect("le"), row.re.expect("re"));
         let iod = dist(le, re);
         let (l, r) = refine_eye_pair(&f, [le[0] + 5.0, le[1] - 4.0], [re[0] - 4.0, re[1] + 3.0], iod).expect("refine");

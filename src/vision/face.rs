@@ -378,16 +378,11 @@ impl Drop for FaceWorker {
 mod tests {
     use super::*;
     use crate::vision::params::FACE_ANSWER_MS;
-    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo};
+    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo, gray_frame};
 
     /// A generated grey frame and its labels.
     fn rendered(cfg: SynthConfig, i: usize) -> (Mat, crate::labels::LabelRow) {
-        let mut g = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg).expect("generator");
-        let mut img = Mat::default();
-        let row = g.render(i, &mut img).expect("render");
-        let mut gray = Mat::default();
-        imgproc::cvt_color_def(&img, &mut gray, imgproc::COLOR_BGR2GRAY).expect("gray");
-        (gray, row)
+        gray_frame(&mut Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg).expect("generator"), i)
     }
 
     #[test]

@@ -132,7 +132,7 @@ impl EyeConfirmer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo};
+    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo, gray_frame};
 
     #[test]
     fn the_cascade_confirms_eyes_and_rejects_brows() {
@@ -142,10 +142,7 @@ mod tests {
             return;
         }
         let mut g = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), SynthConfig::demo()).expect("generator");
-        let mut img = Mat::default();
-        let row = g.render(0, &mut img).expect("render");
-        let mut gray = Mat::default();
-        opencv::imgproc::cvt_color_def(&img, &mut gray, opencv::imgproc::COLOR_BGR2GRAY).expect("gray");
+        let (gray, row) = gray_frame(&mut g, 0);
         let (le, re) = (row.le.expect("le"), row.re.expect("re"));
         let iod = crate::events::dist(le, re);
         assert!(c.is_eye(&gray, le, iod).expect("haar") && c.is_eye(&gray, re, iod).expect("haar"));

@@ -110,7 +110,7 @@ impl GenericEyes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo};
+    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo, gray_frame};
 
     #[test]
     fn the_eyes_are_found_from_points_a_tenth_of_the_eye_distance_off() {
@@ -120,9 +120,7 @@ mod tests {
             let mut cfg = SynthConfig::demo();
             (cfg.width, cfg.height, cfg.iod_px) = (w, h, iod);
             let mut g = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg).expect("generator");
-            let (mut img, mut gray) = (Mat::default(), Mat::default());
-            let row = g.render(5, &mut img).expect("render");
-            imgproc::cvt_color_def(&img, &mut gray, imgproc::COLOR_BGR2GRAY).expect("gray");
+            let (gray, row) = gray_frame(&mut g, 5);
             let (le, re) = (row.le.expect("le"), row.re.expect("re"));
             let d = dist(le, re);
             let (l, r) = finder.find(&gray, [le[0] + 0.08 * d, le[1] - 0.07 * d], [re[0] - 0.09 * d, re[1] + 0.06 * d]).expect("find");
