@@ -439,6 +439,11 @@ fn f(x: Option<f64>, prec: usize) -> String {
     x.map_or_else(|| "–".to_string(), |v| format!("{v:.prec$}"))
 }
 
+/// A precision / recall / F1 cell.
+fn prf_cell(p: Option<f64>, r: Option<f64>, f1: Option<f64>) -> String {
+    format!("{}/{}/{}", f(p, 2), f(r, 2), f(f1, 2))
+}
+
 /// The sequences' summaries per person group, in the order the groups first appear.
 #[must_use]
 pub fn groups(all: &[Scores]) -> Vec<(String, Summary)> {
@@ -465,14 +470,10 @@ fn summary_row(label: &str, sum: &Summary) -> String {
         format!("worst {}", f(sum.init_after_first_blink_ms_worst, 0))
     };
     format!(
-        "| **{label} ({})** | | | {}/{}/{} | {}/{}/{} | {}/{} | {}/{} | worst {} | mean {} | | {init} | worst {}/{} |\n",
+        "| **{label} ({})** | | | {} | {} | {}/{} | {}/{} | worst {} | mean {} | | {init} | worst {}/{} |\n",
         sum.sequences,
-        f(sum.blink_precision, 2),
-        f(sum.blink_recall, 2),
-        f(sum.blink_f1, 2),
-        f(sum.brow_precision, 2),
-        f(sum.brow_recall, 2),
-        f(sum.brow_f1, 2),
+        prf_cell(sum.blink_precision, sum.blink_recall, sum.blink_f1),
+        prf_cell(sum.brow_precision, sum.brow_recall, sum.brow_f1),
         sum.subtle_detected,
         sum.subtle,
         f(sum.false_blink_per_min, 2),
@@ -493,18 +494,14 @@ pub fn table(all: &[Scores], sum: &Summary) -> String {
     );
     for x in all {
         s.push_str(&format!(
-            "| {} | {} | {:.1} | {}/{}/{} ({}/{}) | {}/{}/{} ({}/{}) | {} | {}/{} | {} ({}) | {} | {} | {} | {}/{} |\n",
+            "| {} | {} | {:.1} | {} ({}/{}) | {} ({}/{}) | {} | {}/{} | {} ({}) | {} | {} | {} | {}/{} |\n",
             x.sequence,
             x.frames,
             x.fps,
-            f(x.blink.precision, 2),
-            f(x.blink.recall, 2),
-            f(x.blink.f1, 2),
+            prf_cell(x.blink.precision, x.blink.recall, x.blink.f1),
             x.blink.tp,
             x.blink.gt,
-            f(x.brow.precision, 2),
-            f(x.brow.recall, 2),
-            f(x.brow.f1, 2),
+            prf_cell(x.brow.precision, x.brow.recall, x.brow.f1),
             x.brow.tp,
             x.brow.gt,
             x.brow.subtle.map_or_else(|| "–".into(), |n| format!("{}/{n}", x.brow.subtle_detected.unwrap_or(0))),
