@@ -13,7 +13,7 @@ use opencv::imgcodecs;
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use super::params::{EYE_FIND_REACH, EYE_FIND_SCALES, GENERIC_EYE};
+use super::params::{EYE_FIND_REACH, GENERIC_EYE};
 use super::{VisionError, ncc, px};
 use crate::events::{Point, dist};
 use crate::synth::ASTRONAUT_LANDMARKS;
@@ -84,26 +84,23 @@ impl GenericEyes {
         };
         let photo_iod = ASTRONAUT_LANDMARKS.iod();
         let reach = px(EYE_FIND_REACH * iod);
-        let mut best: [(f64, Point); 2] = [(f64::NEG_INFINITY, le), (f64::NEG_INFINITY, re)];
-        for scale in EYE_FIND_SCALES {
-            let s = scale * iod / photo_iod;
-            let (w, h) = (px(GENERIC_EYE.0 * scale * iod), px(GENERIC_EYE.1 * scale * iod));
-            for (k, (cut, at)) in eyes.iter().zip([le, re]).enumerate() {
-                let size = Size::new((f64::from(cut.cols()) * s).round() as i32, (f64::from(cut.rows()) * s).round() as i32);
-                let mut scaled = Mat::default();
-                imgproc::resize(cut, &mut scaled, size, 0.0, 0.0, imgproc::INTER_AREA)?;
-                let centre = [f64::from(size.width) / 2.0, f64::from(size.height) / 2.0];
-                if !ncc::extract(&scaled, centre, w, h, &mut self.tmpl)? {
-                    continue;
-                }
-                if let Some(m) = ncc::search(gray, &self.tmpl, at, reach, reach, &mut self.result)?
-                    && m.score > best[k].0
-                {
-                    best[k] = (m.score, m.pos);
-                }
+        // Each eye where its generic eye, scaled to this face, correlates best
+        // (where it does not fit in the image, the detector's point).
+        let s = iod / photo_iod;
+        let (w, h) = (px(GENERIC_EYE.0 * iod), px(GENERIC_EYE.1 * iod));
+        let mut found = [le, re];
+        for (cut, at) in eyes.iter().zip(&mut found) {
+            let size = Size::new((f64::from(cut.cols()) * s).round() as i32, (f64::from(cut.rows()) * s).round() as i32);
+            let mut scaled = Mat::default();
+            imgproc::resize(cut, &mut scaled, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+            let centre = [f64::from(size.width) / 2.0, f64::from(size.height) / 2.0];
+            if ncc::extract(&scaled, centre, w, h, &mut self.tmpl)?
+                && let Some(m) = ncc::search(gray, &self.tmpl, *at, reach, reach, &mut self.result)?
+            {
+                *at = m.pos;
             }
         }
-        Ok((best[0].1, best[1].1))
+        Ok((found[0], found[1]))
     }
 }
 

@@ -23,10 +23,9 @@ pub const FACE_MIN_SCORE: f64 = 0.6;
 /// The smallest eye distance (pixels) that is tracked.
 pub const MIN_IOD_PX: f64 = 12.0;
 /// The generic eye (width, height) that finds the eyes near the detector's
-/// points, how far from them it looks, and at which scales of their distance.
+/// points, scaled to their distance, and how far from them it looks.
 pub const GENERIC_EYE: (f64, f64) = (0.6, 0.4);
 pub const EYE_FIND_REACH: f64 = 0.15;
-pub const EYE_FIND_SCALES: [f64; 1] = [1.0];
 /// The eyes found near the detector's eye points must be this far apart, relative to its points.
 pub const FACE_IOD_RATIO: (f64, f64) = (0.75, 1.3);
 /// A drift check asked on one frame is answered on the first frame this much later.
