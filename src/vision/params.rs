@@ -214,5 +214,6 @@ pub const BROW_ONSET_MS: f64 = 400.0;
 /// ... and a raise held longer than this is how the face rests now.
 pub const BROW_RAISE_MAX_MS: f64 = 8000.0;
 /// The brows are not measured while either eye's closure is above this
-/// (a blink or a gaze shift moves the brow measure).
-pub const BROW_EYES_BUSY: f64 = 1.0;
+/// (a blink or a gaze shift moves the brow measure). Below the blink
+/// threshold (1), because the reopening of a shallow blink still moves it.
+pub const BROW_EYES_BUSY: f64 = 0.6;
