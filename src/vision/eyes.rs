@@ -18,7 +18,10 @@
 //! glasses that stays, becomes the new open look without an event; so does a
 //! closure that has not reopened after `LONG_BLINK_MAX_MS`. A long blink is
 //! a command (a right click by default), so it counts only once the eyes have
-//! come back to how they looked before it: lids lowered for good are not one.
+//! come back to how they looked before it: lids lowered for good are not one,
+//! nor is a hold in which the eyes blinked or moved on (closed eyes do
+//! neither). A wink is one eye closed as far as the person's blinks close
+//! it, so a squint or a lid lowered on one side is none.
 
 use opencv::core::{Mat, CV_32F, CV_8U};
 use opencv::imgproc;
@@ -89,6 +92,8 @@ struct Candidate {
     closed_like: bool,
     /// ... since when they have not.
     open_since: Option<f64>,
+    /// Past `BLINK_MAX_MS`, the eyes blinked or moved on to another look: they were open.
+    moved: bool,
 }
 
 /// The eye-state detector of both eyes (index 0: the subject's left eye, 1: the right).
@@ -111,6 +116,11 @@ pub struct EyeState {
     last_t: Option<f64>,
     /// The last frame's closures (1 = the blink threshold), for diagnostics and plots.
     pub last_closure: (f64, f64),
+    /// While a departure holds past `BLINK_MAX_MS`: how each eye looks now ...
+    held: [Option<Look>; 2],
+    /// ... and a further departure from that: when it started and its deepest mean closure.
+    held_dip: Option<(f64, f64)>,
+    held_patch: [Mat; 2],
     patch: [Mat; 2],
     result: Mat,
 }
@@ -182,12 +192,15 @@ impl EyeState {
                     self.armed = true;
                 }
                 if ready && self.armed && mean >= EYE_ON && least >= 0.5 * EYE_ON {
+                    self.held = [None, None];
+                    self.held_dip = None;
                     self.candidate = Some(Candidate {
                         start: t_ms,
                         peak: mean,
                         peak_depth: self.depths(&seen),
                         closed_like: true,
                         open_since: None,
+                        moved: false,
                     });
                     self.wink = None;
                 } else {
@@ -206,10 +219,11 @@ impl EyeState {
                 let back = EYE_RETURN.max(c.peak * if dur < timing.long_blink_ms { EYE_RETURN_SHARE } else { LONG_RETURN_SHARE });
                 if mean < back {
                     // The eyes came back: a blink, or a long blink if they were closed long enough.
-                    if dur >= timing.long_blink_ms && dur <= LONG_BLINK_MAX_MS && c.closed_like {
+                    let closed_like = c.closed_like && !c.moved;
+                    if dur >= timing.long_blink_ms && dur <= LONG_BLINK_MAX_MS && closed_like {
                         events.push(Event::LongBlink);
                         self.pending = None;
-                    } else if dur <= BLINK_MAX_MS || c.closed_like {
+                    } else if dur <= BLINK_MAX_MS || closed_like {
                         self.blink(&c, t_ms, events);
                     }
                     self.armed = false;
@@ -220,6 +234,16 @@ impl EyeState {
                         c.open_since.get_or_insert(t_ms);
                     }
                     c.closed_like = c.open_since.is_none_or(|o| t_ms - o < NOT_CLOSED_MS);
+                    // Closed eyes neither blink nor move on to another look:
+                    // if they do, the hold is a look (up, with the lids half
+                    // lowered), and its end is no blink and no long blink.
+                    // A change still under way for `NOT_CLOSED_MS` is not a
+                    // reopening either: eyes open within a frame or two.
+                    if self.changed_in_hold(gray, eyes, iod, t_ms, dt)?
+                        || self.held_dip.is_some_and(|(since, _)| t_ms - since >= NOT_CLOSED_MS)
+                    {
+                        c.moved = true;
+                    }
                     if !c.closed_like || dur > LONG_BLINK_MAX_MS {
                         // Not coming back: the eyes look like this now (a gaze
                         // shift, lids lowered for good, eyes resting shut).
@@ -318,6 +342,67 @@ impl EyeState {
         Ok(())
     }
 
+    /// Whether the eyes changed while a departure held: a blink (a further
+    /// departure of both eyes from how they look in the hold, as deep as a
+    /// blink from the open look, and back within `BLINK_MAX_MS`) or a move to
+    /// another look (such a departure that does not come back; the held look
+    /// is then the new one). Closed eyes do neither, so either tells a look
+    /// with lowered lids from a long closure.
+    fn changed_in_hold(&mut self, gray: &Mat, eyes: [Point; 2], iod: f64, t_ms: f64, dt: f64) -> Result<bool, VisionError> {
+        if self.held.iter().any(Option::is_none) {
+            for k in 0..2 {
+                self.held[k] = Some(Look::new(&self.patch[k])?);
+            }
+            self.held_dip = None;
+            return Ok(false);
+        }
+        let r = px(EYE_ALIGN * iod).max(1);
+        let mut closure = [0.0; 2];
+        for k in 0..2 {
+            let Some(look) = &self.held[k] else { return Ok(false) };
+            let Some(m) = ncc::search(gray, &look.tmpl, eyes[k], r, r, &mut self.result)? else {
+                return Ok(false);
+            };
+            let at = if m.score >= ALIGNED_NCC { m.pos } else { eyes[k] };
+            if !ncc::extract(gray, at, self.size.0, self.size.1, &mut self.held_patch[k])? {
+                return Ok(false);
+            }
+            closure[k] = (1.0 - m.score - self.rest[k].median()) / self.span(k);
+        }
+        let mean = f64::midpoint(closure[0], closure[1]);
+        let least = closure[0].min(closure[1]);
+        tracing::trace!("eyes: t {t_ms:.0} from the held look {:.2} {:.2}", closure[0], closure[1]);
+        match self.held_dip {
+            None if mean >= EYE_ON && least >= 0.5 * EYE_ON => self.held_dip = Some((t_ms, mean)),
+            None => {
+                let weight = alpha(dt, OPEN_TAU_MS);
+                for k in 0..2 {
+                    if let Some(look) = self.held[k].as_mut() {
+                        look.learn(&self.held_patch[k], weight)?;
+                    }
+                }
+            }
+            Some((start, peak)) => {
+                let peak = peak.max(mean);
+                let back = mean < EYE_RETURN.max(peak * EYE_RETURN_SHARE);
+                if back || t_ms - start > BLINK_MAX_MS {
+                    self.held_dip = None;
+                    if back && t_ms - start <= BLINK_MAX_MS {
+                        return Ok(true);
+                    }
+                    for k in 0..2 {
+                        if let Some(look) = self.held[k].as_mut() {
+                            look.set(&self.held_patch[k])?;
+                        }
+                    }
+                    return Ok(true);
+                }
+                self.held_dip = Some((start, peak));
+            }
+        }
+        Ok(false)
+    }
+
     /// Whether both eyes are as far from their open look as the person's
     /// own blinks take them (once `MIN_BLINKS` of those were seen): shut, not
     /// lowered or turned (those depart less than a blink).
@@ -358,11 +443,19 @@ impl EyeState {
         tracing::trace!("eyes: t {t_ms:.0} the blink that reopened at {returned:.0} teaches the closed level (depth {depth:?})");
     }
 
-    /// One eye clearly closed and the other clearly open, long enough to be meant.
+    /// One eye closed as the person's blinks close it and the other clearly
+    /// open, long enough to be meant. A lid lowered on one side, a squint or
+    /// a glint on one lens departs less than a closed eye: no wink. Until a
+    /// blink has shown how closed eyes look, there are no winks.
     fn winks(&mut self, seen: &[Seen; 2], t_ms: f64, timing: EyeTiming, events: &mut Vec<Event>) {
-        let side = if seen[0].closure >= WINK_CLOSED && seen[1].closure < WINK_OTHER_MAX {
+        let shut = |k: usize| {
+            self.knows_closed_eyes()
+                && seen[k].closure >= WINK_CLOSED
+                && seen[k].departure - self.rest[k].median() >= CLOSED_DEPTH_SHARE * self.depth[k].value
+        };
+        let side = if shut(0) && seen[1].closure < WINK_OTHER_MAX {
             Some(0)
-        } else if seen[1].closure >= WINK_CLOSED && seen[0].closure < WINK_OTHER_MAX {
+        } else if shut(1) && seen[0].closure < WINK_OTHER_MAX {
             Some(1)
         } else {
             None
@@ -508,11 +601,48 @@ mod tests {
     }
 
     #[test]
+    fn a_look_that_moves_while_it_holds_is_no_long_blink() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3500.0, 33.3, blinks(130.0));
+        // The lids drop most of the way (she looks up above the screen), the
+        // eyes move on within that look, and 1.4 s later all comes back.
+        let ev = run(&mut s, 3500.0, 7000.0, 33.3, |t| {
+            if (4000.0..4800.0).contains(&t) {
+                ([0.75, 0.75], [0.0, 0.0])
+            } else if (4800.0..5400.0).contains(&t) {
+                ([0.75, 0.75], [0.12, 0.05])
+            } else {
+                ([0.0, 0.0], [0.0, 0.0])
+            }
+        });
+        assert!(ev.is_empty(), "{ev:?}");
+    }
+
+    #[test]
     fn a_held_wink_is_a_wink_not_a_blink() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3500.0, 33.3, blinks(130.0));
+        let ev = run(&mut s, 3500.0, 4500.0, 33.3, |t| (if (3600.0..4100.0).contains(&t) { [1.0, 0.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::WinkLeft], "{ev:?}");
+    }
+
+    #[test]
+    fn no_wink_before_a_blink_has_shown_closed_eyes() {
         let mut s = EyeState::default();
         run(&mut s, 0.0, 2000.0, 33.3, open);
         let ev = run(&mut s, 2000.0, 3000.0, 33.3, |t| (if (2100.0..2600.0).contains(&t) { [1.0, 0.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
-        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::WinkLeft], "{ev:?}");
+        assert!(ev.is_empty(), "{ev:?}");
+    }
+
+    #[test]
+    fn one_lid_lowered_a_little_is_no_wink() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3500.0, 33.3, blinks(130.0));
+        // One upper lid drops a quarter of the way and stays (a squint, a
+        // droop on one side): it departs from the open look, but far less
+        // than the closed eye of a blink.
+        let ev = run(&mut s, 3500.0, 5000.0, 33.3, |t| (if (3600.0..4400.0).contains(&t) { [0.25, 0.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
+        assert!(ev.is_empty(), "{ev:?}");
     }
 
     #[test]

@@ -190,7 +190,8 @@ pub const CONFIRM_MS: f64 = 400.0;
 pub const CLOSED_LEARN: f64 = 0.3;
 /// Two blink events closer than this are one blink seen twice.
 pub const BLINK_DEDUPE_MS: f64 = 400.0;
-/// A wink: one eye closed this much, the other open below `WINK_OTHER_MAX`.
+/// A wink: one eye closed this much, and at least `CLOSED_DEPTH_SHARE` as far
+/// as the person's blinks close it; the other open below `WINK_OTHER_MAX`.
 pub const WINK_CLOSED: f64 = 1.0;
 pub const WINK_OTHER_MAX: f64 = 0.4;
 /// An eye departed this long without a blink under way looks like this now.
