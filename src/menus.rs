@@ -100,6 +100,12 @@ pub struct Menu {
 pub enum MenuError {
     #[error("cannot read {path}: {reason}")]
     Read { path: PathBuf, reason: String },
+    #[error("cannot write {path}: {source} (check that the folder is writable and the disk is not full)")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
     #[error("no menus in {0} (it needs at least {HOME}.toml)")]
@@ -239,8 +245,8 @@ impl Menu {
     /// # Errors
     /// A folder that cannot be written.
     pub fn save(&self, path: &Path) -> Result<(), MenuError> {
-        let text = toml::to_string_pretty(&self.to_file()).map_err(|e| MenuError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
-        crate::profile::write_atomic(path, &text).map_err(|e| MenuError::Read { path: path.to_path_buf(), reason: e.to_string() })
+        let text = toml::to_string_pretty(&self.to_file()).map_err(|e| MenuError::Invalid { path: path.to_path_buf(), message: e.to_string() })?;
+        crate::fs::write_atomic(path, text.as_bytes()).map_err(|source| MenuError::Write { path: path.to_path_buf(), source })
     }
 }
 

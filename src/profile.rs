@@ -43,6 +43,12 @@ pub enum ProfileError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot write {path}: {source} (check that the folder exists, is writable and the disk is not full)")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{path}: {message} (fix or delete the file; defaults are used when it is absent)")]
     Parse { path: PathBuf, message: String },
 }
@@ -303,15 +309,12 @@ pub fn save_settings(path: &Path, settings: &Settings) -> Result<(), ProfileErro
     write_atomic(path, &text)
 }
 
-/// Writes `text` to `path` atomically (temporary file in the same folder, then rename).
+/// Writes `text` to `path` atomically (see [`crate::fs::write_atomic`]).
 ///
 /// # Errors
-/// A folder that cannot be written.
+/// [`ProfileError::Write`]: a folder that cannot be written.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), ProfileError> {
-    let io = |e: std::io::Error| ProfileError::Read { path: path.to_path_buf(), source: e };
-    let tmp = PathBuf::from(format!("{}.tmp-{}", path.display(), std::process::id()));
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    crate::fs::write_atomic(path, text.as_bytes()).map_err(|source| ProfileError::Write { path: path.to_path_buf(), source })
 }
 
 /// The dotted name (`table.key`) of the key assigned on 1-based `line`, if any.
@@ -467,6 +470,15 @@ mod tests {
         let back = parse_settings(&path, &std::fs::read_to_string(&path).expect("read")).expect("parse");
         assert_eq!(back, s);
         assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 1, "no temporary file is left");
+    }
+
+    #[test]
+    fn a_failed_save_says_it_could_not_write() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("gone").join("settings.toml");
+        let e = save_settings(&path, &Settings::default()).expect_err("no folder");
+        assert!(matches!(e, ProfileError::Write { .. }), "{e:?}");
+        assert!(e.to_string().starts_with("cannot write "), "{e}");
     }
 
     #[test]
