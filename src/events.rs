@@ -14,6 +14,7 @@ pub enum Event {
     Dwell,
     ClickLeft,
     ClickRight,
+    ClickMiddle,
     ClickDouble,
     DragStart,
     DragEnd,
@@ -24,8 +25,14 @@ pub enum Event {
 }
 
 impl Event {
+    /// Whether this event is a click the switch made (the scanning menu's select, the click sound).
+    #[must_use]
+    pub fn is_click(self) -> bool {
+        matches!(self, Self::ClickLeft | Self::ClickRight | Self::ClickMiddle | Self::ClickDouble)
+    }
+
     /// Every event, in the order of `docs/trace.md`.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 16] = [
         Self::Blink,
         Self::LongBlink,
         Self::WinkLeft,
@@ -34,6 +41,7 @@ impl Event {
         Self::Dwell,
         Self::ClickLeft,
         Self::ClickRight,
+        Self::ClickMiddle,
         Self::ClickDouble,
         Self::DragStart,
         Self::DragEnd,

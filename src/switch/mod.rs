@@ -300,7 +300,10 @@ impl SwitchDecider {
                 commands.push(Command::Click(Button::Right));
                 events.push(Event::ClickRight);
             }
-            Action::ClickMiddle => commands.push(Command::Click(Button::Middle)),
+            Action::ClickMiddle => {
+                commands.push(Command::Click(Button::Middle));
+                events.push(Event::ClickMiddle);
+            }
             Action::DoubleClick => {
                 commands.push(Command::DoubleClick(Button::Left));
                 events.push(Event::ClickDouble);
@@ -377,6 +380,17 @@ mod tests {
         r.raise(500.0);
         assert_eq!(r.presses(), 1);
         assert_eq!(r.events.iter().filter(|e| **e == Event::ClickLeft).count(), 1);
+    }
+
+    #[test]
+    fn every_click_is_an_event_the_middle_one_too() {
+        for (action, event) in [(Action::ClickLeft, Event::ClickLeft), (Action::ClickRight, Event::ClickRight), (Action::ClickMiddle, Event::ClickMiddle), (Action::DoubleClick, Event::ClickDouble)] {
+            let mut r = Run::new(SwitchSettings { brow_raise: action.clone(), ..SwitchSettings::default() });
+            r.frames(90, &tracked());
+            r.raise(500.0);
+            assert_eq!(r.presses(), 1, "{action:?}");
+            assert_eq!(r.events.iter().filter(|e| e.is_click()).copied().collect::<Vec<_>>(), vec![event], "{action:?}");
+        }
     }
 
     #[test]
