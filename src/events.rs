@@ -102,7 +102,7 @@ mod tests {
             names,
             [
                 "blink", "long_blink", "wink_left", "wink_right", "brow_raise", "dwell", "click_left", "click_right",
-                "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost"
+                "click_middle", "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost"
             ]
         );
     }
