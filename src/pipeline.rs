@@ -17,6 +17,7 @@ use crate::vision::{Observation, Vision};
 
 /// The stages, owned together.
 pub struct Pipeline {
+    settings: Settings,
     vision: Vision,
     pose: PoseEstimator,
     pointer: PointerMapper,
@@ -35,6 +36,7 @@ impl Pipeline {
     #[must_use]
     pub fn new(settings: &Settings) -> Self {
         Self {
+            settings: settings.clone(),
             vision: Vision::new(settings.vision.clone()),
             pose: PoseEstimator::load_default(),
             pointer: PointerMapper::new(&settings.pointer),
@@ -75,21 +77,34 @@ impl Pipeline {
         self.pointer.displacement()
     }
 
-    /// Replaces the pointer settings (after calibration), keeping the pointer where it is.
-    pub fn set_pointer_settings(&mut self, s: &crate::pointer::PointerSettings) {
+    /// Replaces the settings of every stage (after a calibration, a profile
+    /// switch, an edit); they apply from the next frame. The pointer stays
+    /// where it is, and what the switch has under way (a held button, a
+    /// pause) stays as it is.
+    pub fn set_settings(&mut self, settings: &Settings) {
         let at = self.pointer.position();
-        self.pointer = PointerMapper::new(s);
+        self.pointer = PointerMapper::new(&settings.pointer);
         self.pointer.set_position(at);
+        self.vision.set_settings(settings.vision.clone());
+        self.switch.set_settings(&settings.switch);
+        self.settings = settings.clone();
     }
 
-    /// Replaces the vision settings (after calibration).
-    pub fn set_vision_settings(&mut self, s: &crate::vision::VisionSettings) {
-        self.vision.set_settings(s.clone());
+    /// The settings in force.
+    #[must_use]
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// Makes the current head position the neutral one (from the window).
     pub fn recenter(&mut self) {
         self.intents.recenter = true;
+    }
+
+    /// The last frame's trace record.
+    #[must_use]
+    pub fn record(&self) -> &TraceRecord {
+        &self.record
     }
 
     /// Whether the user has paused.

@@ -246,6 +246,18 @@ impl SwitchDecider {
     }
 
     /// Pauses or resumes on request (the window's button).
+    /// The settings in force.
+    #[must_use]
+    pub fn settings(&self) -> &SwitchSettings {
+        &self.s
+    }
+
+    /// Replaces the settings; they apply from the next frame. What is under
+    /// way (a held button, a pause) stays as it is.
+    pub fn set_settings(&mut self, settings: &SwitchSettings) {
+        self.s = settings.clone();
+    }
+
     pub fn set_paused(&mut self, paused: bool, commands: &mut Vec<Command>, events: &mut Vec<Event>) {
         if self.paused != paused {
             self.toggle_pause(commands, events);
@@ -391,6 +403,17 @@ mod tests {
             assert_eq!(r.presses(), 1, "{action:?}");
             assert_eq!(r.events.iter().filter(|e| e.is_click()).copied().collect::<Vec<_>>(), vec![event], "{action:?}");
         }
+    }
+
+    #[test]
+    fn new_switch_settings_take_effect_on_the_next_raise() {
+        let mut r = Run::new(SwitchSettings::default());
+        r.frames(90, &tracked());
+        r.raise(500.0);
+        r.frames(30, &tracked());
+        r.d.set_settings(&SwitchSettings { brow_raise: Action::ClickRight, ..SwitchSettings::default() });
+        r.raise(500.0);
+        assert_eq!(r.events.iter().filter(|e| e.is_click()).copied().collect::<Vec<_>>(), vec![Event::ClickLeft, Event::ClickRight]);
     }
 
     #[test]
