@@ -16,6 +16,7 @@ pub mod pose;
 pub mod profile;
 pub mod replay;
 pub mod resample;
+pub mod session;
 pub mod switch;
 pub mod synth;
 pub mod trace;

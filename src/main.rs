@@ -9,12 +9,14 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use facemouse::capture::{self, CameraSelector, SourceSpec};
-use facemouse::output::{DesktopSink, NullSink, PointerSink};
+use facemouse::output::DesktopSink;
 use facemouse::profile;
-use facemouse::replay::{self, RunSummary};
+use facemouse::replay;
+use facemouse::session::RunSummary;
 use facemouse::synth::{self, FaceAsset, SynthConfig};
 
 #[derive(Parser)]
+#[allow(clippy::struct_excessive_bools)] // command-line flags
 #[command(name = "facemouse", version, about = "A hands-free pointer driven by head motion, blinks and eyebrow raises.")]
 struct Cli {
     /// The user profile (a folder in the config directory).
@@ -32,6 +34,17 @@ struct Cli {
     /// Open the window in the hands-free calibration wizard.
     #[arg(long)]
     calibrate: bool,
+    /// Use a recording (video file or image folder) instead of the camera, in
+    /// the window or with --headless. It loops, and does not move the pointer
+    /// unless --drive is given.
+    #[arg(long, value_name = "PATH")]
+    source: Option<PathBuf>,
+    /// With --source: play the recording once, then stop.
+    #[arg(long, requires = "source")]
+    once: bool,
+    /// With --source: move the real pointer and click, as with a camera.
+    #[arg(long, requires = "source")]
+    drive: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -168,25 +181,14 @@ fn run() -> Result<()> {
         }
         Some(Command::Replay { input, trace, realtime, drive }) => {
             let prof = profile::load(&cli.profile).context("cannot load the profile")?;
-            let mut settings = prof.settings.clone();
-            let mut desktop;
-            let mut null = NullSink;
-            let sink: &mut dyn PointerSink = if drive {
-                desktop = DesktopSink::new().context("cannot drive the desktop")?;
-                desktop.desktop().fit(&mut settings.pointer);
-                &mut desktop
-            } else {
-                &mut null
-            };
+            if drive {
+                // Fail early, in one line, when there is no desktop to drive.
+                drop(DesktopSink::new().context("cannot drive the desktop")?);
+            }
             let stop = stop_flag();
-            let summary = replay::run(
-                SourceSpec::from_path(&input, realtime),
-                &settings,
-                trace.as_deref(),
-                sink,
-                &stop,
-                &mut |m| eprintln!("facemouse: {m}"),
-            )?;
+            let summary = replay::run(SourceSpec::from_path(&input, realtime), &prof.settings, trace.as_deref(), drive, &stop, &mut |m| {
+                eprintln!("facemouse: {m}");
+            })?;
             print_summary(&summary, trace.as_deref());
             Ok(())
         }
@@ -243,10 +245,22 @@ fn run() -> Result<()> {
             );
             Ok(())
         }
-        None if cli.headless || std::env::var_os("DISPLAY").is_none() && cfg!(target_os = "linux") && std::env::var_os("WAYLAND_DISPLAY").is_none() => {
-            live(cli.camera.as_deref(), &cli.profile)
+        None => {
+            let recording = cli.source.as_deref().map(|p| {
+                if p.exists() {
+                    Ok(facemouse::ui::SourceChoice::recording(p, !cli.once, cli.drive))
+                } else {
+                    Err(anyhow::anyhow!("{} does not exist: give a video file or a folder of images to --source", p.display()))
+                }
+            });
+            let recording = recording.transpose()?;
+            let no_display = std::env::var_os("DISPLAY").is_none() && cfg!(target_os = "linux") && std::env::var_os("WAYLAND_DISPLAY").is_none();
+            if cli.headless || no_display {
+                live(cli.camera.as_deref(), recording, &cli.profile)
+            } else {
+                gui(cli.camera.as_deref(), recording, &cli.profile, cli.show_menu, cli.calibrate)
+            }
         }
-        None => gui(cli.camera.as_deref(), &cli.profile, cli.show_menu, cli.calibrate),
     }
 }
 
@@ -297,23 +311,15 @@ fn cameras() {
 }
 
 /// The window: the profile opened leniently (a broken file is kept as .bak and
-/// the user is told), the remembered camera, or the demo clip without one.
-fn gui(camera: Option<&str>, profile_name: &str, show_menu: bool, calibrate: bool) -> Result<()> {
+/// the user is told), and a recording, the camera named, the remembered
+/// camera, the first camera, or the demo clip without one.
+fn gui(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str, show_menu: bool, calibrate: bool) -> Result<()> {
     let root = profile::config_root()?;
     let (prof, notes) = profile::open_from(&root, profile_name).context("cannot open the profile")?;
     let mut messages = notes.recovered.clone();
-    let remembered = &prof.settings.ui.camera;
-    let source = match camera {
-        // A camera the user names must exist: one clear line, not a window that waits for it.
-        Some(sel) => facemouse::ui::SourceChoice::Camera(CameraSelector::Index(capture::resolve_camera(&CameraSelector::parse(sel))?.index)),
-        None if !remembered.is_empty() && capture::resolve_camera(&CameraSelector::Name(remembered.clone())).is_ok() => {
-            facemouse::ui::SourceChoice::CameraNamed(remembered.clone())
-        }
-        None if !capture::list_cameras().is_empty() => facemouse::ui::SourceChoice::Camera(CameraSelector::Index(0)),
-        None => {
-            messages.push("No camera found: showing the bundled demo clip (the pointer is not driven).".into());
-            facemouse::ui::SourceChoice::Demo(facemouse::demo_clip())
-        }
+    let source = match recording {
+        Some(r) => r,
+        None => camera_or_demo(camera, &prof.settings.ui.camera, &mut messages)?,
     };
     for m in &messages {
         eprintln!("facemouse: {m}");
@@ -321,61 +327,67 @@ fn gui(camera: Option<&str>, profile_name: &str, show_menu: bool, calibrate: boo
     facemouse::ui::run(facemouse::ui::Launch { profile: prof, notes: messages, source, show_menu, calibrate })
 }
 
-/// Without a display (or with --headless): the live pipeline, printing what it sees.
-fn live(camera: Option<&str>, profile_name: &str) -> Result<()> {
-    let prof = profile::load(profile_name).context("cannot load the profile")?;
-    let mut settings = prof.settings.clone();
-    let (spec, demo) = match camera {
-        Some(sel) => (SourceSpec::Camera(CameraSelector::parse(sel)), false),
-        None if !capture::list_cameras().is_empty() => (SourceSpec::Camera(CameraSelector::Index(0)), false),
+/// The camera the user names (it must exist: one clear line, not a window
+/// that waits for it), else the remembered one, the first one, or the demo
+/// clip (shown, never driving) when there is none.
+fn camera_or_demo(camera: Option<&str>, remembered: &str, messages: &mut Vec<String>) -> Result<facemouse::ui::SourceChoice> {
+    use facemouse::ui::SourceChoice;
+    Ok(match camera {
+        Some(sel) => SourceChoice::camera(CameraSelector::Index(capture::resolve_camera(&CameraSelector::parse(sel))?.index)),
+        None if !remembered.is_empty() && capture::resolve_camera(&CameraSelector::Name(remembered.to_string())).is_ok() => {
+            SourceChoice::camera(CameraSelector::Name(remembered.to_string()))
+        }
+        None if !capture::list_cameras().is_empty() => SourceChoice::camera(CameraSelector::Index(0)),
         None => {
-            let demo = facemouse::demo_clip();
-            println!("No camera found: running on the bundled demo clip {} instead.", demo.display());
-            (SourceSpec::Video { path: demo, realtime: true }, true)
+            messages.push("No camera found: showing the bundled demo clip (the pointer is not driven).".into());
+            SourceChoice::recording(&facemouse::demo_clip(), true, false)
         }
+    })
+}
+
+/// Prints what a headless session sees: state changes and numbered events.
+struct Printer {
+    last_state: Option<facemouse::events::TrackState>,
+}
+
+impl facemouse::session::Observer for Printer {
+    fn frame(&mut self, tick: &facemouse::session::Tick<'_>) -> Result<(), facemouse::session::SessionError> {
+        let rec = tick.record;
+        if self.last_state != Some(rec.state) {
+            println!("state: {}", serde_json::to_string(&rec.state).unwrap_or_default().trim_matches('"'));
+            self.last_state = Some(rec.state);
+        }
+        for (n, e) in tick.events {
+            println!("{:>9.1} s  #{n} {}", rec.t_ms / 1000.0, serde_json::to_string(e).unwrap_or_default().trim_matches('"'));
+        }
+        Ok(())
+    }
+
+    fn status(&mut self, message: &str) {
+        eprintln!("facemouse: {message}");
+    }
+}
+
+/// Without a display (or with --headless): the live session, printing what it sees.
+fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str) -> Result<()> {
+    let prof = profile::load(profile_name).context("cannot load the profile")?;
+    let mut messages = Vec::new();
+    let source = match recording {
+        Some(r) => r,
+        None => camera_or_demo(camera, "", &mut messages)?,
     };
-    let handle = capture::spawn(spec)?;
-    // With a camera, the pointer is the user's; the demo clip never takes it over.
-    let mut desktop = None;
-    if !demo {
-        match DesktopSink::new() {
-            Ok(d) => {
-                d.desktop().fit(&mut settings.pointer);
-                desktop = Some(d);
-            }
-            Err(e) => eprintln!("facemouse: {e}; tracking without moving the pointer."),
-        }
+    for m in &messages {
+        println!("{m}");
     }
     println!(
-        "Running headless on {} (profile \"{}\"{}); press Ctrl-C to stop.",
-        handle.name(),
+        "Running headless (profile \"{}\"{}); press Ctrl-C to stop.",
         prof.name,
-        if desktop.is_some() { ", driving the pointer" } else { ", not driving the pointer" }
+        if source.drive { ", driving the pointer" } else { ", not driving the pointer" }
     );
     let stop = stop_flag();
-    let mut null = NullSink;
-    let sink: &mut dyn PointerSink = match desktop.as_mut() {
-        Some(d) => d,
-        None => &mut null,
-    };
-    let mut last_state = None;
-    let summary = replay::run_handle(
-        &handle,
-        &settings,
-        &mut |rec| {
-            if last_state != Some(rec.state) {
-                println!("state: {}", serde_json::to_string(&rec.state).unwrap_or_default().trim_matches('"'));
-                last_state = Some(rec.state);
-            }
-            for e in &rec.events {
-                println!("{:>9.1} s  {}", rec.t_ms / 1000.0, serde_json::to_string(e).unwrap_or_default().trim_matches('"'));
-            }
-            Ok(())
-        },
-        sink,
-        &stop,
-        &mut |m| eprintln!("facemouse: {m}"),
-    )?;
+    let (_tx, rx) = crossbeam_channel::bounded(1);
+    let mut session = facemouse::session::Session::new(prof.settings.clone(), source.spec, source.looping, source.drive);
+    let summary = session.run(&rx, &stop, &mut Printer { last_state: None })?;
     print_summary(&summary, None);
     Ok(())
 }

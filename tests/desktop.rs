@@ -281,3 +281,69 @@ fn a_panic_with_a_button_held_releases_it() {
     assert!(result.is_err(), "the thread panicked");
     assert_no_button_held(&x.display);
 }
+
+/// Where the X pointer is.
+fn pointer_at(display: &str) -> (i16, i16) {
+    let (conn, screen) = x11rb::connect(Some(display)).expect("connect");
+    let root = conn.setup().roots[screen].root;
+    let p = conn.query_pointer(root).expect("query").reply().expect("reply");
+    (p.root_x, p.root_y)
+}
+
+/// Runs `facemouse ARGS` on the display until it exits, `limit` passes, or
+/// (unless `to_the_end`) the X pointer has been at 20 places; returns the
+/// places seen (up to 20) and how it exited.
+fn pointer_places(x: &Xvfb, config: &Path, args: &[&std::ffi::OsStr], limit: Duration, to_the_end: bool) -> (Vec<(i16, i16)>, Option<std::process::ExitStatus>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_facemouse"))
+        .env("DISPLAY", &x.display)
+        .env(facemouse::profile::CONFIG_DIR_ENV, config)
+        .env("LIBGL_ALWAYS_SOFTWARE", "1")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("facemouse");
+    let mut places = vec![pointer_at(&x.display)];
+    let deadline = Instant::now() + limit;
+    let mut status = None;
+    while Instant::now() < deadline && (to_the_end || places.len() < 20) {
+        std::thread::sleep(Duration::from_millis(100));
+        let p = pointer_at(&x.display);
+        if places.last() != Some(&p) && places.len() < 20 {
+            places.push(p);
+        }
+        if let Ok(Some(s)) = child.try_wait() {
+            status = Some(s);
+            break;
+        }
+    }
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+    (places, status)
+}
+
+/// `--source VIDEO --drive` stands a recording in for the camera, in the
+/// window and headless, and moves the real pointer; without `--drive` the
+/// recording is only shown.
+#[test]
+fn a_recording_as_the_camera_moves_the_real_pointer_only_with_drive() {
+    let Some(x) = xvfb() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    clip(tmp.path());
+    let video = tmp.path().join("video.avi");
+    let config = tmp.path().join("config");
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    // Headless, once: it ends by itself, having moved the pointer.
+    let (places, status) = pointer_places(&x, &config, &[os("--headless"), os("--source"), video.as_os_str(), os("--once"), os("--drive")], Duration::from_secs(90), true);
+    assert!(places.len() >= 5, "the pointer follows the head: {places:?}");
+    assert!(status.is_some_and(|s| s.success()), "--once ends at the end of the recording: {status:?}");
+    // The window, looping: the pointer moves as well.
+    let (places, _) = pointer_places(&x, &config, &[os("--source"), video.as_os_str(), os("--drive")], Duration::from_secs(30), false);
+    assert!(places.len() >= 5, "the window's session drives the pointer: {places:?}");
+    // Without --drive: shown, never driving.
+    let (places, _) = pointer_places(&x, &config, &[os("--headless"), os("--source"), video.as_os_str(), os("--once")], Duration::from_secs(90), true);
+    assert_eq!(places.len(), 1, "the pointer stays where it was: {places:?}");
+    assert_no_button_held(&x.display);
+}

@@ -127,7 +127,7 @@ pub trait FrameSource {
 }
 
 /// Where frames come from, as the user named it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SourceSpec {
     Camera(CameraSelector),
     Video { path: PathBuf, realtime: bool },

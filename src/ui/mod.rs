@@ -25,7 +25,8 @@ use crate::menus::{self, Navigator, Outcome};
 use menu_panel::MenuPanel;
 use crate::profile::{Profile, Settings};
 
-pub use worker::{Intent, Snapshot, SourceChoice};
+pub use crate::session::Intent;
+pub use worker::{Snapshot, SourceChoice};
 
 /// The profile's `[ui]` table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,8 +55,59 @@ impl Default for UiSettings {
 }
 
 const HISTORY_S: f64 = 10.0;
-/// How often the camera and profile lists are looked up again.
+/// While a dwell counts, the window repaints this often to show its progress
+/// (not at the display's rate: each repaint of the window is costly).
+const DWELL_REPAINT: std::time::Duration = std::time::Duration::from_millis(100);
+/// At most this many points in the plots (10 s at 60 frames a second).
+const HISTORY_MAX: usize = 600;
+/// How often the camera and profile lists are looked up again (off the UI thread).
 const CHOICES_REFRESH: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The cameras and profiles to choose from, looked up on a thread named
+/// "choices" (listing cameras can take a while) and handed over through a
+/// one-place channel.
+struct Choices {
+    rx: crossbeam_channel::Receiver<(Vec<crate::capture::CameraEntry>, Vec<String>)>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    cameras: Vec<crate::capture::CameraEntry>,
+    profiles: Vec<String>,
+}
+
+impl Choices {
+    fn start() -> Self {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let st = Arc::clone(&stop);
+        let spawned = std::thread::Builder::new().name("choices".into()).spawn(move || {
+            while !st.load(std::sync::atomic::Ordering::Relaxed) {
+                let profiles = crate::profile::config_root().map(|r| crate::profile::list(&r)).unwrap_or_default();
+                // A full channel: the UI has not taken the last list yet; this one waits for the next round.
+                let _ = tx.try_send((crate::capture::list_cameras(), profiles));
+                let until = Instant::now() + CHOICES_REFRESH;
+                while Instant::now() < until && !st.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot list cameras in the background: {e}");
+        }
+        Self { rx, stop, cameras: Vec::new(), profiles: Vec::new() }
+    }
+
+    /// Takes the latest lists, if new ones came.
+    fn refresh(&mut self) {
+        if let Ok((c, p)) = self.rx.try_recv() {
+            (self.cameras, self.profiles) = (c, p);
+        }
+    }
+}
+
+impl Drop for Choices {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
 
 /// The app state (runtime handles apart from persisted settings).
 pub struct FacemouseApp {
@@ -64,18 +116,21 @@ pub struct FacemouseApp {
     snapshot: Arc<Mutex<Snapshot>>,
     intents: crossbeam_channel::Sender<Intent>,
     texture: Option<egui::TextureHandle>,
+    /// The frame whose preview is in `texture`, and the last frame plotted.
+    shown_frame: u64,
     history: VecDeque<(f64, f64, f64)>,
     menu: MenuPanel,
     show_menu: bool,
     start: Instant,
-    last_click_seen: u64,
+    /// The sequence number of the last event the window acted on.
+    last_event_seen: u64,
     status_message: String,
     wizard: Option<Wizard>,
     control_hover: Option<Dwell>,
-    /// Cameras and profiles, looked up every few seconds rather than every frame.
-    choices: (Option<Instant>, Vec<crate::capture::CameraEntry>, Vec<String>),
+    /// Cameras and profiles, looked up every few seconds off the UI thread.
+    choices: Choices,
     // Last, so it stops after the rest is gone.
-    _worker: worker::Worker,
+    worker: worker::Worker,
 }
 
 impl FacemouseApp {
@@ -93,15 +148,16 @@ impl FacemouseApp {
             snapshot: worker.snapshot(),
             intents: worker.intents(),
             texture: None,
-            history: VecDeque::with_capacity(512),
+            shown_frame: 0,
+            history: VecDeque::with_capacity(HISTORY_MAX),
             show_menu,
             start: Instant::now(),
-            last_click_seen: 0,
+            last_event_seen: 0,
             status_message: String::new(),
             wizard: None,
             control_hover: None,
-            choices: (None, Vec::new(), Vec::new()),
-            _worker: worker,
+            choices: Choices::start(),
+            worker,
         }
     }
 
@@ -173,7 +229,7 @@ pub fn dwell(ui: &egui::Ui, r: &egui::Response, id: egui::Id, hover: &mut Option
         Some((h, since, false)) if h == id => {
             let frac = since.elapsed().as_secs_f64() * 1000.0 / dwell_ms;
             ui.painter().rect_stroke(r.rect, 4.0, Stroke::new((4.0 * frac.min(1.0)) as f32, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
-            ui.ctx().request_repaint();
+            ui.ctx().request_repaint_after(DWELL_REPAINT);
             if frac >= 1.0 {
                 *hover = Some((id, since, true));
                 return true;
@@ -182,7 +238,7 @@ pub fn dwell(ui: &egui::Ui, r: &egui::Response, id: egui::Id, hover: &mut Option
         }
         _ => {
             *hover = Some((id, Instant::now(), false));
-            ui.ctx().request_repaint();
+            ui.ctx().request_repaint_after(DWELL_REPAINT);
             false
         }
     }
@@ -225,29 +281,49 @@ impl eframe::App for FacemouseApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let snap = self.snapshot.lock().map(|s| s.clone()).unwrap_or_default();
         let ctx = ui.ctx().clone();
-        // The preview texture is updated in place.
-        if let Some(img) = &snap.preview {
-            let image = egui::ColorImage::from_rgb([img.width, img.height], &img.rgb);
-            match &mut self.texture {
-                Some(t) => t.set(image, egui::TextureOptions::LINEAR),
-                None => self.texture = Some(ctx.load_texture("preview", image, egui::TextureOptions::LINEAR)),
-            }
-        }
         let t = self.start.elapsed().as_secs_f64();
-        self.history.push_back((t, snap.closure, snap.brow_lift));
-        while self.history.front().is_some_and(|h| t - h.0 > HISTORY_S) {
-            self.history.pop_front();
-        }
-        // A click from the switch while scanning selects.
-        if snap.clicks > self.last_click_seen {
-            self.last_click_seen = snap.clicks;
+        // Clicks from the switch (each event once, by its sequence number):
+        // the click sound, and the scanning menu's select.
+        let clicks = snap.events.iter().filter(|(n, e)| *n > self.last_event_seen && e.is_click()).count();
+        self.last_event_seen = snap.events.back().map_or(self.last_event_seen, |(n, _)| (*n).max(self.last_event_seen));
+        for _ in 0..clicks {
             if self.settings().ui.click_sound {
                 play_click();
             }
-            if self.show_menu && self.settings().ui.scanning {
-                if let Some(o) = self.menu.switch(t * 1000.0) {
-                    self.run_outcome(o);
+            if self.show_menu
+                && self.settings().ui.scanning
+                && let Some(o) = self.menu.switch(t * 1000.0)
+            {
+                self.run_outcome(o);
+            }
+        }
+        // Minimized: nothing of the main window is drawn (the menu, its own
+        // window, still is), and the worker wakes the window rarely.
+        let hidden = ctx.input(|i| i.viewport().minimized.unwrap_or(false));
+        self.worker.set_visible(!hidden);
+        if hidden {
+            if self.show_menu {
+                self.menu_window(&ctx, t);
+            }
+            return;
+        }
+        let new_frame = snap.frame_seq != self.shown_frame;
+        if new_frame {
+            self.shown_frame = snap.frame_seq;
+            // The preview texture is uploaded only for a new frame, in place.
+            if let Some(img) = &snap.preview {
+                let image = egui::ColorImage::from_rgb([img.width, img.height], &img.rgb);
+                match &mut self.texture {
+                    Some(tex) => tex.set(image, egui::TextureOptions::LINEAR),
+                    None => self.texture = Some(ctx.load_texture("preview", image, egui::TextureOptions::LINEAR)),
                 }
+            }
+            if self.history.len() == HISTORY_MAX {
+                self.history.pop_front();
+            }
+            self.history.push_back((t, snap.closure, snap.brow_lift));
+            while self.history.front().is_some_and(|h| t - h.0 > HISTORY_S) {
+                self.history.pop_front();
             }
         }
 
@@ -259,15 +335,12 @@ impl eframe::App for FacemouseApp {
         egui::Panel::top("status").show(ui, |ui| {
             let (text, colour) = state_text(&snap);
             ui.label(RichText::new(text).size(30.0).strong().color(colour));
-            for n in &self.notes {
-                ui.label(RichText::new(n).color(Color32::from_rgb(200, 30, 30)));
+            for n in self.notes.iter().chain((!snap.message.is_empty()).then_some(&snap.message)) {
+                ui.label(RichText::new(n).size(20.0).color(Color32::from_rgb(200, 30, 30)));
             }
         });
-        if self.choices.0.is_none_or(|t| t.elapsed() >= CHOICES_REFRESH) {
-            let profiles = crate::profile::config_root().map(|r| crate::profile::list(&r)).unwrap_or_default();
-            self.choices = (Some(Instant::now()), crate::capture::list_cameras(), profiles);
-        }
-        let (cameras, names) = (self.choices.1.clone(), self.choices.2.clone());
+        self.choices.refresh();
+        let (cameras, names) = (self.choices.cameras.clone(), self.choices.profiles.clone());
         let dwell_ms = self.settings().pointer.dwell_ms;
         let mut hover = self.control_hover.take();
         egui::Panel::bottom("controls").show(ui, |ui| {
@@ -315,7 +388,7 @@ impl eframe::App for FacemouseApp {
                     let next = cameras.iter().position(|c| c.name == ui_s.camera).map_or(0, |i| (i + 1) % cameras.len());
                     let name = cameras[next].name.clone();
                     self.profile.settings.ui.camera.clone_from(&name);
-                    self.send(Intent::Source(SourceChoice::CameraNamed(name)));
+                    self.send(SourceChoice::camera(crate::capture::CameraSelector::Name(name)).intent());
                     self.save_profile();
                 }
                 ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.record.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
@@ -327,24 +400,7 @@ impl eframe::App for FacemouseApp {
         });
         self.control_hover = hover;
         if self.show_menu {
-            // The menu is its own always-on-top window, so it stays over the applications it drives.
-            let mut outcome = None;
-            let mut closed = false;
-            let menu = &mut self.menu;
-            ctx.show_viewport_immediate(
-                egui::ViewportId::from_hash_of("facemouse-menu"),
-                egui::ViewportBuilder::default().with_title("Facemouse menu").with_always_on_top().with_inner_size([760.0, 600.0]),
-                |ui, _class| {
-                    egui::CentralPanel::default().show(ui, |ui| outcome = menu.show(ui, t * 1000.0));
-                    closed = ui.ctx().input(|i| i.viewport().close_requested());
-                },
-            );
-            if closed {
-                self.show_menu = false;
-            }
-            if let Some(o) = outcome {
-                self.run_outcome(o);
-            }
+            self.menu_window(&ctx, t);
         }
         egui::CentralPanel::default().show(ui, |ui| {
             preview_ui(ui, self.texture.as_ref(), &snap);
@@ -361,6 +417,27 @@ impl eframe::App for FacemouseApp {
 }
 
 impl FacemouseApp {
+    /// The menu: its own always-on-top window, so it stays over the applications it drives.
+    fn menu_window(&mut self, ctx: &egui::Context, t: f64) {
+        let mut outcome = None;
+        let mut closed = false;
+        let menu = &mut self.menu;
+        ctx.show_viewport_immediate(
+            egui::ViewportId::from_hash_of("facemouse-menu"),
+            egui::ViewportBuilder::default().with_title("Facemouse menu").with_always_on_top().with_inner_size([760.0, 600.0]),
+            |ui, _class| {
+                egui::CentralPanel::default().show(ui, |ui| outcome = menu.show(ui, t * 1000.0));
+                closed = ui.ctx().input(|i| i.viewport().close_requested());
+            },
+        );
+        if closed {
+            self.show_menu = false;
+        }
+        if let Some(o) = outcome {
+            self.run_outcome(o);
+        }
+    }
+
     /// Another user's profile, applied live: settings, style and menus.
     fn switch_profile(&mut self, root: &std::path::Path, name: &str, ctx: &egui::Context) {
         match crate::profile::open_from(root, name) {
@@ -520,6 +597,9 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
     let worker = worker::Worker::start(launch.profile.settings.clone(), launch.source)?;
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default().with_title("Facemouse").with_inner_size([1280.0, 800.0]).with_maximized(true),
+        // Dithering costs a noise term on every pixel of every repaint: with
+        // software rendering (no GPU), a large share of the window's cost.
+        dithering: false,
         ..Default::default()
     };
     let Launch { profile, notes, show_menu, calibrate, .. } = launch;

@@ -1,8 +1,8 @@
-//! The pipeline worker behind the window: capture, pipeline and desktop output
-//! on a thread named "pipeline". It publishes a snapshot after each frame and
-//! takes intents from a bounded channel; the UI owns none of its state.
+//! The session behind the window: a [`Session`] on a thread named
+//! "pipeline". It publishes a snapshot after each frame and takes intents
+//! from a bounded channel; the UI owns none of its state.
 
-use std::path::PathBuf;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -12,33 +12,40 @@ use opencv::core::{Mat, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use crate::capture::{self, CameraSelector, SourceSpec, Taken};
+use crate::capture::SourceSpec;
 use crate::events::{Event, Point};
-use crate::trace::TraceRecord;
-use crate::output::{Command, DesktopSink, NullSink, PointerSink};
-use crate::pipeline::Pipeline;
 use crate::profile::Settings;
+use crate::session::{Intent, Observer, Session, SessionError, Tick};
+use crate::trace::TraceRecord;
 
-/// Where frames come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SourceChoice {
-    Camera(CameraSelector),
-    CameraNamed(String),
-    /// A recording played at its own pace; it never drives the pointer.
-    Demo(PathBuf),
+/// Where the window's frames come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceChoice {
+    pub spec: SourceSpec,
+    /// Start again at the end (a recording shown as a demo).
+    pub looping: bool,
+    /// Move the real pointer (a camera; a recording only when asked to).
+    pub drive: bool,
 }
 
-/// What the UI asks of the worker.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Intent {
-    SetPaused(bool),
-    Recenter,
-    Type(String),
-    Keys(String),
-    Source(SourceChoice),
-    /// New settings (calibration, profile edits) apply at once.
-    Settings(Box<Settings>),
-    Quit,
+impl SourceChoice {
+    /// A camera, which drives the pointer.
+    #[must_use]
+    pub fn camera(sel: crate::capture::CameraSelector) -> Self {
+        Self { spec: SourceSpec::Camera(sel), looping: false, drive: true }
+    }
+
+    /// A recording (video file or image folder) played at its own pace.
+    #[must_use]
+    pub fn recording(path: &std::path::Path, looping: bool, drive: bool) -> Self {
+        Self { spec: SourceSpec::from_path(path, true), looping, drive }
+    }
+
+    /// The intent that switches the session to this source.
+    #[must_use]
+    pub fn intent(&self) -> Intent {
+        Intent::Source { spec: self.spec.clone(), looping: self.looping, drive: self.drive }
+    }
 }
 
 /// A downscaled RGB copy of the frame for the preview.
@@ -49,11 +56,18 @@ pub struct Preview {
     pub rgb: Vec<u8>,
 }
 
+/// How many numbered events the snapshot keeps for the UI to catch up on.
+const EVENTS_KEPT: usize = 64;
+
 /// What the worker publishes after each frame.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
+    /// Frames published so far: the UI uploads the preview only when it changes.
+    pub frame_seq: u64,
     /// The frame's trace record (state, positions, events, time).
     pub record: TraceRecord,
+    /// The latest events with their sequence numbers (which never restart).
+    pub events: VecDeque<(u64, Event)>,
     pub paused: bool,
     /// Mean eye closure (0 open, 1 where a blink starts) and brow lift (eye distances).
     pub closure: f64,
@@ -62,8 +76,7 @@ pub struct Snapshot {
     pub source: String,
     pub frame_size: (i32, i32),
     pub preview: Option<Arc<Preview>>,
-    /// Clicks so far (the scanning menu uses them as its switch).
-    pub clicks: u64,
+    /// The latest status or problem, in words (empty while all is well).
     pub message: String,
     /// The head's displacement from rest (calibration records it).
     pub displacement: Option<Point>,
@@ -74,11 +87,20 @@ pub struct Worker {
     snapshot: Arc<Mutex<Snapshot>>,
     tx: crossbeam_channel::Sender<Intent>,
     repaint: Arc<Mutex<Option<eframe::egui::Context>>>,
+    visible: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 const PREVIEW_WIDTH: i32 = 480;
+/// The window is woken for a new preview at most this often: each repaint of
+/// the whole window costs far more than a frame of the pipeline (with
+/// software rendering, most of a core at 30 a second). Events and messages
+/// wake it at once.
+const VISIBLE_WAKE: Duration = Duration::from_millis(250);
+/// While the window is minimized or hidden, it is woken this often at most
+/// (to play click sounds and follow the switch), and no preview is made.
+const HIDDEN_WAKE: Duration = Duration::from_millis(500);
 
 impl Worker {
     /// Starts the worker.
@@ -90,9 +112,24 @@ impl Worker {
         let (tx, rx) = crossbeam_channel::bounded(16);
         let repaint: Arc<Mutex<Option<eframe::egui::Context>>> = Arc::new(Mutex::new(None));
         let stop = Arc::new(AtomicBool::new(false));
-        let (s, r, st) = (Arc::clone(&snapshot), Arc::clone(&repaint), Arc::clone(&stop));
-        let thread = std::thread::Builder::new().name("pipeline".into()).spawn(move || run(&settings, source, &rx, &s, &r, &st))?;
-        Ok(Self { snapshot, tx, repaint, stop, thread: Some(thread) })
+        let visible = Arc::new(AtomicBool::new(true));
+        let mut publisher = Publisher {
+            snapshot: Arc::clone(&snapshot),
+            repaint: Arc::clone(&repaint),
+            visible: Arc::clone(&visible),
+            small: Mat::default(),
+            rgb: Mat::default(),
+            last: None,
+            last_wake: None,
+        };
+        let st = Arc::clone(&stop);
+        let thread = std::thread::Builder::new().name("pipeline".into()).spawn(move || {
+            let mut session = Session::new(settings, source.spec, source.looping, source.drive);
+            if let Err(e) = session.run(&rx, &st, &mut publisher) {
+                publisher.status(&e.to_string());
+            }
+        })?;
+        Ok(Self { snapshot, tx, repaint, visible, stop, thread: Some(thread) })
     }
 
     /// The UI's context, woken after each frame.
@@ -100,6 +137,11 @@ impl Worker {
         if let Ok(mut g) = self.repaint.lock() {
             *g = Some(ctx);
         }
+    }
+
+    /// Whether the window is shown: when not, it is woken rarely.
+    pub fn set_visible(&self, visible: bool) {
+        self.visible.store(visible, Ordering::Relaxed);
     }
 
     #[must_use]
@@ -123,161 +165,90 @@ impl Drop for Worker {
     }
 }
 
-fn spec(choice: &SourceChoice) -> SourceSpec {
-    match choice {
-        SourceChoice::Camera(sel) => SourceSpec::Camera(sel.clone()),
-        SourceChoice::CameraNamed(n) => SourceSpec::Camera(CameraSelector::Name(n.clone())),
-        SourceChoice::Demo(p) => SourceSpec::Video { path: p.clone(), realtime: true },
-    }
+/// Publishes each frame to the snapshot and wakes the UI.
+struct Publisher {
+    snapshot: Arc<Mutex<Snapshot>>,
+    repaint: Arc<Mutex<Option<eframe::egui::Context>>>,
+    visible: Arc<AtomicBool>,
+    small: Mat,
+    rgb: Mat,
+    last: Option<Instant>,
+    last_wake: Option<Instant>,
 }
 
-fn publish(snapshot: &Mutex<Snapshot>, repaint: &Mutex<Option<eframe::egui::Context>>, f: impl FnOnce(&mut Snapshot)) {
-    if let Ok(mut s) = snapshot.lock() {
-        f(&mut s);
+impl Publisher {
+    /// Whether the window is due to be woken now.
+    fn due(&self, now: Instant) -> bool {
+        let every = if self.visible.load(Ordering::Relaxed) { VISIBLE_WAKE } else { HIDDEN_WAKE };
+        self.last_wake.is_none_or(|w| now.saturating_duration_since(w) >= every)
     }
-    if let Ok(g) = repaint.lock() {
-        if let Some(ctx) = g.as_ref() {
+
+    fn wake(&mut self) {
+        self.last_wake = Some(Instant::now());
+        if let Ok(g) = self.repaint.lock()
+            && let Some(ctx) = g.as_ref()
+        {
             ctx.request_repaint();
         }
     }
+
+    fn preview(&mut self, frame: &crate::capture::Frame) -> Option<Preview> {
+        let (w, h) = frame.size();
+        let pw = PREVIEW_WIDTH.min(w.max(1));
+        let ph = (f64::from(h) * f64::from(pw) / f64::from(w.max(1))).round() as i32;
+        let r = (|| -> Result<Preview, opencv::Error> {
+            imgproc::resize(&frame.color, &mut self.small, Size::new(pw, ph), 0.0, 0.0, imgproc::INTER_AREA)?;
+            imgproc::cvt_color_def(&self.small, &mut self.rgb, imgproc::COLOR_BGR2RGB)?;
+            Ok(Preview { width: pw as usize, height: ph as usize, rgb: self.rgb.data_bytes()?.to_vec() })
+        })();
+        r.ok()
+    }
 }
 
-#[allow(clippy::too_many_lines)]
-fn run(
-    settings: &Settings,
-    mut source: SourceChoice,
-    rx: &crossbeam_channel::Receiver<Intent>,
-    snapshot: &Mutex<Snapshot>,
-    repaint: &Mutex<Option<eframe::egui::Context>>,
-    stop: &AtomicBool,
-) {
-    let (mut small, mut rgb) = (Mat::default(), Mat::default());
-    'sources: while !stop.load(Ordering::Relaxed) {
-        let handle = match capture::spawn(spec(&source)) {
-            Ok(h) => h,
-            Err(e) => {
-                publish(snapshot, repaint, |s| s.message = e.to_string());
-                // Wait for another choice, or retry the same camera in a second.
-                match rx.recv_timeout(Duration::from_secs(1)) {
-                    Ok(Intent::Source(c)) => source = c,
-                    Ok(Intent::Quit) => return,
-                    _ => {}
+impl Observer for Publisher {
+    fn frame(&mut self, tick: &Tick<'_>) -> Result<(), SessionError> {
+        let now = Instant::now();
+        let fps_now = self.last.map(|l| (now - l).as_secs_f64()).filter(|d| *d > 0.0).map(|d| 1.0 / d);
+        self.last = Some(now);
+        let wake = !tick.events.is_empty() || self.due(now);
+        // A preview only for a repaint that shows it: none for the hidden window.
+        let preview = if wake && self.visible.load(Ordering::Relaxed) { self.preview(tick.frame).map(Arc::new) } else { None };
+        if let Ok(mut s) = self.snapshot.lock() {
+            s.frame_seq += 1;
+            s.record.clone_from(tick.record);
+            for e in tick.events {
+                if s.events.len() == EVENTS_KEPT {
+                    s.events.pop_front();
                 }
-                continue;
+                s.events.push_back(*e);
             }
-        };
-        let demo = matches!(source, SourceChoice::Demo(_));
-        let mut s = settings.clone();
-        let mut desktop = if demo { None } else { DesktopSink::new().ok() };
-        if let Some(d) = &desktop {
-            d.desktop().fit(&mut s.pointer);
+            s.paused = tick.paused;
+            s.closure = f64::midpoint(tick.observation.closure.0, tick.observation.closure.1);
+            s.brow_lift = tick.observation.brow_lift;
+            if let Some(f) = fps_now {
+                s.fps = if s.fps > 0.0 { 0.9 * s.fps + 0.1 * f } else { f };
+            }
+            if s.source != tick.source {
+                s.source = tick.source.to_string();
+                s.message.clear();
+            }
+            s.frame_size = tick.frame.size();
+            if preview.is_some() {
+                s.preview = preview;
+            }
+            s.displacement = tick.displacement;
         }
-        let mut null = NullSink;
-        let sink: &mut dyn PointerSink = match desktop.as_mut() {
-            Some(d) => d,
-            None => &mut null,
-        };
-        let mut pipeline = Pipeline::new(&s);
-        let name = handle.name().to_string();
-        let mut clicks = 0u64;
-        let mut last = Instant::now();
-        let mut fps = 0.0;
-        let mut pending: Vec<Command> = Vec::new();
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            while let Ok(i) = rx.try_recv() {
-                match i {
-                    Intent::SetPaused(p) => pending.extend(pipeline.set_paused(p)),
-                    Intent::Recenter => pipeline.recenter(),
-                    Intent::Settings(new) => {
-                        let mut p = new.pointer.clone();
-                        (p.screen_x, p.screen_y, p.screen_width, p.screen_height) =
-                            (s.pointer.screen_x, s.pointer.screen_y, s.pointer.screen_width, s.pointer.screen_height);
-                        pipeline.set_pointer_settings(&p);
-                        pipeline.set_vision_settings(&new.vision);
-                    }
-                    Intent::Type(t) => pending.push(Command::Type(t)),
-                    Intent::Keys(k) => pending.push(Command::Key(k)),
-                    Intent::Source(c) => {
-                        for c in pipeline.shutdown() {
-                            let _ = sink.apply(&c);
-                        }
-                        source = c;
-                        continue 'sources;
-                    }
-                    Intent::Quit => {
-                        for c in pipeline.shutdown() {
-                            let _ = sink.apply(&c);
-                        }
-                        return;
-                    }
-                }
-            }
-            for c in pending.drain(..) {
-                if let Err(e) = sink.apply(&c) {
-                    publish(snapshot, repaint, |s| s.message = e.to_string());
-                }
-            }
-            let frame = match handle.slot().take(Duration::from_millis(100)) {
-                Taken::Frame(f) => f,
-                Taken::Timeout => continue,
-                Taken::Finished(_) => {
-                    if demo {
-                        // The demo clip loops.
-                        continue 'sources;
-                    }
-                    break;
-                }
-            };
-            let (rec, cmds) = pipeline.tick(&frame, Instant::now());
-            for c in cmds {
-                if let Err(e) = sink.apply(c) {
-                    publish(snapshot, repaint, |s| s.message = e.to_string());
-                }
-            }
-            clicks += rec.events.iter().filter(|e| matches!(e, Event::ClickLeft | Event::ClickRight | Event::ClickDouble)).count() as u64;
-            let dt = last.elapsed().as_secs_f64();
-            last = Instant::now();
-            if dt > 0.0 {
-                fps = 0.9 * fps + 0.1 / dt;
-            }
-            let rec = rec.clone();
-            let obs = pipeline.observation().clone();
-            let paused = pipeline.paused();
-            let displacement = pipeline.displacement();
-            // The preview: downscaled RGB.
-            let (w, h) = frame.size();
-            let pw = PREVIEW_WIDTH.min(w.max(1));
-            let ph = (f64::from(h) * f64::from(pw) / f64::from(w.max(1))).round() as i32;
-            let preview = (|| -> Result<Preview, opencv::Error> {
-                imgproc::resize(&frame.color, &mut small, Size::new(pw, ph), 0.0, 0.0, imgproc::INTER_AREA)?;
-                imgproc::cvt_color_def(&small, &mut rgb, imgproc::COLOR_BGR2RGB)?;
-                Ok(Preview { width: pw as usize, height: ph as usize, rgb: rgb.data_bytes()?.to_vec() })
-            })()
-            .ok();
-            handle.slot().recycle(frame);
-            publish(snapshot, repaint, |s| {
-                s.record = rec;
-                s.paused = paused;
-                s.closure = f64::midpoint(obs.closure.0, obs.closure.1);
-                s.brow_lift = obs.brow_lift;
-                s.fps = fps;
-                s.source.clone_from(&name);
-                s.frame_size = (w, h);
-                s.preview = preview.map(Arc::new);
-                s.clicks = clicks;
-                s.displacement = displacement;
-            });
+        if wake {
+            self.wake();
         }
-        for c in pipeline.shutdown() {
-            let _ = sink.apply(&c);
+        Ok(())
+    }
+
+    fn status(&mut self, message: &str) {
+        tracing::warn!("{message}");
+        if let Ok(mut s) = self.snapshot.lock() {
+            s.message = message.to_string();
         }
-        if stop.load(Ordering::Relaxed) {
-            return;
-        }
-        // The camera went away for good: try it again shortly.
-        std::thread::sleep(Duration::from_secs(1));
+        self.wake();
     }
 }

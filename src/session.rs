@@ -1,0 +1,572 @@
+//! One session: a source, the pipeline, the output and the *current*
+//! settings, run until the source ends or the user stops it. The window's
+//! worker thread, `--headless` and `facemouse replay` all run a [`Session`],
+//! so they behave the same: settings changed during a run survive a source
+//! restart (a camera change, the demo clip looping), events are numbered by
+//! one counter that never restarts, and every status or error reaches the
+//! caller in words.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::capture::{self, CaptureError, CaptureHandle, Frame, SourceSpec, SourceStatus, Taken};
+use crate::events::{Event, Point, TrackState};
+use crate::output::{Command, DesktopSink, NullSink, OutputError, PointerSink};
+use crate::pipeline::Pipeline;
+use crate::profile::Settings;
+use crate::trace::{TraceError, TraceRecord};
+use crate::vision::Observation;
+
+/// How long the loop waits for a frame before it looks at the intents again.
+const TAKE_TIMEOUT: Duration = Duration::from_millis(100);
+/// How long a source that cannot be opened waits before it is tried again.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// Session failures that end a run.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error("{source_name} stopped: {reason}")]
+    SourceFailed { source_name: String, reason: String },
+}
+
+/// What the user (the window) asks of a running session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intent {
+    SetPaused(bool),
+    Recenter,
+    Type(String),
+    Keys(String),
+    /// Another source; `drive` says whether it may move the real pointer.
+    Source { spec: SourceSpec, looping: bool, drive: bool },
+    /// New settings (calibration, profile switch, edits) apply from the next frame.
+    Settings(Box<Settings>),
+    Quit,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct RunSummary {
+    pub source: String,
+    pub frames: u64,
+    pub dropped: u64,
+    pub proc_us_p50: u64,
+    pub proc_us_p99: u64,
+    pub tracking_frames: u64,
+}
+
+/// One processed frame, as the session's observer sees it.
+pub struct Tick<'a> {
+    pub frame: &'a Frame,
+    pub record: &'a TraceRecord,
+    /// This frame's events, each with its sequence number (1, 2, … over the whole session).
+    pub events: &'a [(u64, Event)],
+    pub observation: &'a Observation,
+    pub paused: bool,
+    /// The head's displacement from rest (calibration records it).
+    pub displacement: Option<Point>,
+    /// The settings in force for this frame.
+    pub settings: &'a Settings,
+    pub source: &'a str,
+}
+
+/// Receives what a session does.
+pub trait Observer {
+    /// One frame was processed. An error ends the run (a trace that cannot be written).
+    ///
+    /// # Errors
+    /// Whatever the observer cannot do.
+    fn frame(&mut self, tick: &Tick<'_>) -> Result<(), SessionError>;
+    /// A status change or a problem, in words (a camera lost or back, a source that cannot be opened).
+    fn status(&mut self, message: &str);
+}
+
+/// Opens a source: the real capture, or a stand-in in tests.
+pub type Opener = Box<dyn FnMut(&SourceSpec) -> Result<CaptureHandle, CaptureError>>;
+
+/// The session: see the module documentation.
+pub struct Session {
+    settings: Settings,
+    source: SourceSpec,
+    looping: bool,
+    drive: bool,
+    seq: u64,
+    open: Opener,
+    sink: Option<Box<dyn PointerSink>>,
+}
+
+impl Session {
+    /// A session on `source`. A looping source starts again when it ends (a
+    /// recording shown as a demo); `drive` lets it move the real pointer.
+    #[must_use]
+    pub fn new(settings: Settings, source: SourceSpec, looping: bool, drive: bool) -> Self {
+        Self { settings, source, looping, drive, seq: 0, open: Box::new(|s| capture::spawn(s.clone())), sink: None }
+    }
+
+    /// Opens sources with `open` instead of the real capture (tests).
+    #[must_use]
+    pub fn with_opener(mut self, open: Opener) -> Self {
+        self.open = open;
+        self
+    }
+
+    /// Sends the output to `sink` instead of the desktop (tests, or a replay that drives).
+    #[must_use]
+    pub fn with_sink(mut self, sink: Box<dyn PointerSink>) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+
+    /// The current settings (as last set; without the screen fitted in).
+    #[must_use]
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Runs until the source ends (and does not loop), `stop` is set, or a
+    /// `Quit` intent arrives. Nothing is left pressed when it returns.
+    ///
+    /// # Errors
+    /// A file that cannot be opened or fails, or an observer that fails. A
+    /// camera that cannot be opened or goes away is reported and tried again.
+    pub fn run(&mut self, intents: &crossbeam_channel::Receiver<Intent>, stop: &AtomicBool, observer: &mut dyn Observer) -> Result<RunSummary, SessionError> {
+        let mut summary = RunSummary::default();
+        let mut proc: Vec<f64> = Vec::with_capacity(4096);
+        let mut events: Vec<(u64, Event)> = Vec::with_capacity(8);
+        let result = loop {
+            if stop.load(Ordering::Relaxed) {
+                break Ok(());
+            }
+            let live = matches!(self.source, SourceSpec::Camera(_));
+            let handle = match (self.open)(&self.source) {
+                Ok(h) => h,
+                Err(e) if live => {
+                    observer.status(&format!("{e} — connect a camera or choose another; trying again every second"));
+                    match self.wait(intents, RETRY, stop) {
+                        Waited::Quit => break Ok(()),
+                        Waited::Again => continue,
+                    }
+                }
+                Err(e) => break Err(e.into()),
+            };
+            summary.source = handle.name().to_string();
+            let (mut sink, screen, callers) = self.make_sink(observer);
+            let mut fitted = self.fitted(screen);
+            let mut pipeline = Pipeline::new(&fitted);
+            let mut pending: Vec<Command> = Vec::new();
+            let mut seen_status = 0;
+            let outcome = loop {
+                if stop.load(Ordering::Relaxed) {
+                    break Next::Stop;
+                }
+                let mut next = None;
+                while let Ok(i) = intents.try_recv() {
+                    match i {
+                        Intent::SetPaused(p) => pending.extend(pipeline.set_paused(p)),
+                        Intent::Recenter => pipeline.recenter(),
+                        Intent::Settings(new) => {
+                            self.settings = *new;
+                            fitted = self.fitted(screen);
+                            pipeline.set_settings(&fitted);
+                        }
+                        Intent::Type(t) => pending.push(Command::Type(t)),
+                        Intent::Keys(k) => pending.push(Command::Key(k)),
+                        Intent::Source { spec, looping, drive } => {
+                            (self.source, self.looping, self.drive) = (spec, looping, drive);
+                            next = Some(Next::Restart);
+                        }
+                        Intent::Quit => next = Some(Next::Stop),
+                    }
+                    if next.is_some() {
+                        break;
+                    }
+                }
+                if let Some(n) = next {
+                    break n;
+                }
+                for c in pending.drain(..) {
+                    if let Err(e) = sink.apply(&c) {
+                        observer.status(&e.to_string());
+                    }
+                }
+                match handle.slot().take(TAKE_TIMEOUT) {
+                    Taken::Frame(frame) => {
+                        let (_, cmds) = pipeline.tick(&frame, Instant::now());
+                        for c in cmds {
+                            if let Err(e) = sink.apply(c) {
+                                observer.status(&e.to_string());
+                            }
+                        }
+                        let rec = pipeline.record();
+                        events.clear();
+                        for e in &rec.events {
+                            self.seq += 1;
+                            events.push((self.seq, *e));
+                        }
+                        proc.push(rec.proc_us as f64);
+                        summary.frames += 1;
+                        if rec.state == TrackState::Tracking {
+                            summary.tracking_frames += 1;
+                        }
+                        let tick = Tick {
+                            frame: &frame,
+                            record: rec,
+                            events: &events,
+                            observation: pipeline.observation(),
+                            paused: pipeline.paused(),
+                            displacement: pipeline.displacement(),
+                            settings: pipeline.settings(),
+                            source: handle.name(),
+                        };
+                        let done = observer.frame(&tick);
+                        handle.slot().recycle(frame);
+                        if let Err(e) = done {
+                            break Next::Fail(e);
+                        }
+                    }
+                    Taken::Timeout => {}
+                    Taken::Finished(SourceStatus::Failed(reason)) if !live => {
+                        break Next::Fail(SessionError::SourceFailed { source_name: handle.name().to_string(), reason });
+                    }
+                    Taken::Finished(SourceStatus::Failed(reason)) => {
+                        observer.status(&format!("{} stopped: {reason}; trying again every second", handle.name()));
+                        break Next::Retry;
+                    }
+                    Taken::Finished(_) if self.looping => break Next::Restart,
+                    Taken::Finished(_) if live => {
+                        observer.status(&format!("{} ended; trying again every second", handle.name()));
+                        break Next::Retry;
+                    }
+                    Taken::Finished(_) => break Next::Stop,
+                }
+                let (n, status) = handle.slot().status();
+                if n != seen_status {
+                    seen_status = n;
+                    match status {
+                        SourceStatus::Lost(why) => observer.status(&format!("{} lost ({why}); retrying every second — check the cable", handle.name())),
+                        SourceStatus::Running => observer.status(&format!("{} is back", handle.name())),
+                        SourceStatus::Ended | SourceStatus::Failed(_) => {}
+                    }
+                }
+            };
+            // Whatever ends this source, leave nothing pressed.
+            for c in pipeline.shutdown() {
+                if let Err(e) = sink.apply(&c) {
+                    observer.status(&e.to_string());
+                }
+            }
+            summary.dropped += handle.slot().dropped();
+            drop(handle);
+            // A caller's sink serves the next source too; the desktop is opened anew.
+            if callers {
+                self.sink = Some(sink);
+            }
+            match outcome {
+                Next::Stop => break Ok(()),
+                Next::Fail(e) => break Err(e),
+                Next::Restart => {}
+                Next::Retry => {
+                    if let Waited::Quit = self.wait(intents, RETRY, stop) {
+                        break Ok(());
+                    }
+                }
+            }
+        };
+        summary.proc_us_p50 = crate::eval::pct(&mut proc, 50.0).unwrap_or(0.0).round() as u64;
+        summary.proc_us_p99 = crate::eval::pct(&mut proc, 99.0).unwrap_or(0.0).round() as u64;
+        result.map(|()| summary)
+    }
+
+    /// The output for the current source: a sink given by the caller, the
+    /// desktop when driving, or nothing. Returns the sink, the desktop's
+    /// screen when it is the desktop (to fit the pointer settings to), and
+    /// whether the sink is the caller's.
+    fn make_sink(&mut self, observer: &mut dyn Observer) -> (Box<dyn PointerSink>, Option<crate::output::Desktop>, bool) {
+        if let Some(s) = self.sink.take() {
+            return (s, None, true);
+        }
+        if !self.drive {
+            return (Box::new(NullSink), None, false);
+        }
+        match DesktopSink::new() {
+            Ok(d) => {
+                let screen = d.desktop();
+                (Box::new(d), Some(screen), false)
+            }
+            Err(e) => {
+                observer.status(&format!("{e}; tracking without moving the pointer"));
+                (Box::new(NullSink), None, false)
+            }
+        }
+    }
+
+    /// The current settings with the screen fitted in (when driving the desktop).
+    fn fitted(&self, screen: Option<crate::output::Desktop>) -> Settings {
+        let mut s = self.settings.clone();
+        if let Some(d) = screen {
+            d.fit(&mut s.pointer);
+        }
+        s
+    }
+
+    /// Waits up to `d` for an intent that changes the source or quits;
+    /// settings that arrive meanwhile are kept.
+    fn wait(&mut self, intents: &crossbeam_channel::Receiver<Intent>, d: Duration, stop: &AtomicBool) -> Waited {
+        let until = Instant::now() + d;
+        while !stop.load(Ordering::Relaxed) {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Waited::Again;
+            }
+            match intents.recv_timeout(left.min(Duration::from_millis(100))) {
+                Ok(Intent::Quit) => return Waited::Quit,
+                Ok(Intent::Source { spec, looping, drive }) => {
+                    (self.source, self.looping, self.drive) = (spec, looping, drive);
+                    return Waited::Again;
+                }
+                Ok(Intent::Settings(s)) => self.settings = *s,
+                Ok(_) | Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => std::thread::sleep(left.min(Duration::from_millis(100))),
+            }
+        }
+        Waited::Quit
+    }
+}
+
+enum Waited {
+    Again,
+    Quit,
+}
+
+enum Next {
+    Stop,
+    Restart,
+    Retry,
+    Fail(SessionError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::{CameraSelector, FrameSource, ReadOutcome};
+    use crate::output::RecordingSink;
+    use opencv::core::{Mat, Scalar, CV_8UC3};
+    use std::sync::Arc;
+
+    /// A source of `frames` grey frames; it can vanish after `lose_at` and
+    /// come back on the second reopen attempt.
+    struct Stub {
+        frames: u64,
+        n: u64,
+        lose_at: Option<u64>,
+        attempts: u32,
+        name: String,
+    }
+
+    impl Stub {
+        fn new(name: &str, frames: u64) -> Self {
+            Self { frames, n: 0, lose_at: None, attempts: 0, name: name.into() }
+        }
+    }
+
+    impl FrameSource for Stub {
+        fn name(&self) -> String {
+            self.name.clone()
+        }
+        fn fps(&self) -> Option<f64> {
+            Some(30.0)
+        }
+        fn is_live(&self) -> bool {
+            // Lossless, so the test sees every frame; the lost/back logic is the same.
+            false
+        }
+        fn read(&mut self, frame: &mut Frame) -> Result<ReadOutcome, CaptureError> {
+            if self.lose_at == Some(self.n) && self.attempts == 0 {
+                return Ok(ReadOutcome::Lost("device unplugged".into()));
+            }
+            if self.n >= self.frames {
+                return Ok(ReadOutcome::End);
+            }
+            frame.color = Mat::new_rows_cols_with_default(48, 64, CV_8UC3, Scalar::all(90.0)).expect("mat");
+            frame.update_gray().expect("gray");
+            frame.index = self.n;
+            frame.t_ms = self.n as f64 * 33.3;
+            self.n += 1;
+            Ok(ReadOutcome::Frame)
+        }
+        fn reopen(&mut self) -> Result<bool, CaptureError> {
+            self.attempts += 1;
+            Ok(self.attempts >= 2)
+        }
+    }
+
+    /// Opens a stub of `frames` frames named after the source it stands for.
+    fn stubs(frames: u64) -> Opener {
+        Box::new(move |spec: &SourceSpec| {
+            let name = format!("{spec:?}");
+            capture::spawn_with(move || Ok((Box::new(Stub::new(&name, frames)) as Box<dyn FrameSource>, false)))
+        })
+    }
+
+    /// What a test does at a frame (the frame's number from 1, and the frame).
+    type Act = Box<dyn FnMut(usize, &Tick<'_>)>;
+
+    /// Records what the session shows, and acts at given frames.
+    #[derive(Default)]
+    struct Watch {
+        ticks: Vec<(String, u64, Settings)>,
+        /// Each event with the index of its tick.
+        events: Vec<(usize, u64, Event)>,
+        statuses: Vec<String>,
+        act: Option<Act>,
+    }
+
+    impl Observer for Watch {
+        fn frame(&mut self, tick: &Tick<'_>) -> Result<(), SessionError> {
+            self.ticks.push((tick.source.to_string(), tick.frame.index, tick.settings.clone()));
+            let at = self.ticks.len() - 1;
+            self.events.extend(tick.events.iter().map(|(n, e)| (at, *n, *e)));
+            let n = self.ticks.len();
+            if let Some(a) = self.act.as_mut() {
+                a(n, tick);
+            }
+            Ok(())
+        }
+        fn status(&mut self, message: &str) {
+            self.statuses.push(message.to_string());
+        }
+    }
+
+    fn camera(i: u32) -> SourceSpec {
+        SourceSpec::Camera(CameraSelector::Index(i))
+    }
+
+    #[test]
+    fn a_lost_camera_is_reported_and_reopened_without_exiting() {
+        let open: Opener = Box::new(|_: &SourceSpec| {
+            capture::spawn_with(|| {
+                let mut s = Stub::new("camera 0: flaky", 10);
+                s.lose_at = Some(5);
+                Ok((Box::new(s) as Box<dyn FrameSource>, false))
+            })
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let st = Arc::clone(&stop);
+        let mut w = Watch { act: Some(Box::new(move |n, _| st.store(n >= 10, Ordering::Relaxed))), ..Watch::default() };
+        let (_tx, rx) = crossbeam_channel::bounded(1);
+        let mut session = Session::new(Settings::default(), camera(0), false, false).with_opener(open).with_sink(Box::new(RecordingSink::default()));
+        let s = session.run(&rx, &stop, &mut w).expect("run");
+        assert_eq!(s.frames, 10, "frames before and after the loss are processed");
+        assert!(w.statuses.iter().any(|m| m.contains("lost") && m.contains("device unplugged")), "{:?}", w.statuses);
+        assert!(w.statuses.iter().any(|m| m.contains("is back")), "{:?}", w.statuses);
+    }
+
+    #[test]
+    fn settings_made_during_a_run_survive_a_restart_and_a_camera_change() {
+        let (tx, rx) = crossbeam_channel::bounded(4);
+        let stop = Arc::new(AtomicBool::new(false));
+        let st = Arc::clone(&stop);
+        let mut w = Watch {
+            act: Some(Box::new(move |n, _| {
+                if n == 3 {
+                    let mut s = Settings::default();
+                    s.pointer.dwell_ms = 1234.0;
+                    s.switch.brow_raise = crate::switch::Action::ClickRight;
+                    tx.try_send(Intent::Settings(Box::new(s))).expect("send");
+                }
+                // Past one loop of the 8-frame recording: another camera.
+                if n == 12 {
+                    tx.try_send(Intent::Source { spec: camera(1), looping: false, drive: false }).expect("send");
+                }
+                st.store(n >= 16, Ordering::Relaxed);
+            })),
+            ..Watch::default()
+        };
+        let mut session = Session::new(Settings::default(), SourceSpec::Video { path: "demo.avi".into(), realtime: false }, true, false).with_opener(stubs(8));
+        session.run(&rx, &stop, &mut w).expect("run");
+        let dwell: Vec<f64> = w.ticks.iter().map(|t| t.2.pointer.dwell_ms).collect();
+        let default = Settings::default().pointer.dwell_ms;
+        assert_eq!(&dwell[..3], &[default; 3], "before the change");
+        assert!(dwell[3..].iter().all(|d| (*d - 1234.0).abs() < 1e-9), "from the next frame on, through the loop and the new camera: {dwell:?}");
+        assert!(w.ticks[8..].iter().any(|t| t.1 == 0 && t.0.contains("Video")), "the recording looped");
+        assert!(w.ticks.last().is_some_and(|t| t.0.contains("Index(1)")), "the camera changed");
+        assert!(w.ticks[3..].iter().all(|t| t.2.switch.brow_raise == crate::switch::Action::ClickRight), "switch settings too");
+        assert!((session.settings().pointer.dwell_ms - 1234.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_camera_that_cannot_be_opened_says_so_and_is_tried_again() {
+        let attempts = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let a = Arc::clone(&attempts);
+        let open: Opener = Box::new(move |_: &SourceSpec| {
+            a.fetch_add(1, Ordering::Relaxed);
+            Err(CaptureError::CameraNotFound("0".into(), "no video devices".into()))
+        });
+        let stop = AtomicBool::new(false);
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let mut w = Watch::default();
+        let mut session = Session::new(Settings::default(), camera(0), false, true).with_opener(open);
+        let quit = std::thread::Builder::new()
+            .name("test-quit".into())
+            .spawn(move || {
+                std::thread::sleep(Duration::from_millis(1500));
+                let _ = tx.send(Intent::Quit);
+            })
+            .expect("thread");
+        session.run(&rx, &stop, &mut w).expect("a camera failure is not the end");
+        quit.join().expect("join");
+        assert!(attempts.load(Ordering::Relaxed) >= 2, "tried again");
+        assert!(w.statuses.iter().all(|m| m.contains("camera 0 not found") && m.contains("trying again")), "{:?}", w.statuses);
+        assert!(!w.statuses.is_empty());
+    }
+
+    #[test]
+    fn a_recording_that_cannot_be_opened_ends_the_run_with_its_error() {
+        let stop = AtomicBool::new(false);
+        let (_tx, rx) = crossbeam_channel::bounded(1);
+        let mut session = Session::new(Settings::default(), SourceSpec::Video { path: "/no/such/clip.avi".into(), realtime: false }, true, false);
+        let e = session.run(&rx, &stop, &mut Watch::default()).expect_err("missing file");
+        assert!(e.to_string().contains("/no/such/clip.avi"), "{e}");
+    }
+
+    /// The demo clip's raises click; after it loops they go on clicking,
+    /// numbered by one counter (the window's click sound and scanning follow it).
+    #[test]
+    fn events_keep_coming_and_keep_counting_after_the_demo_clip_loops() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let st = Arc::clone(&stop);
+        let loops = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let l = Arc::clone(&loops);
+        let mut last_index = 0;
+        let mut w = Watch {
+            act: Some(Box::new(move |_, tick| {
+                if tick.frame.index < last_index {
+                    l.fetch_add(1, Ordering::Relaxed);
+                }
+                last_index = tick.frame.index;
+                st.store(l.load(Ordering::Relaxed) >= 2, Ordering::Relaxed);
+            })),
+            ..Watch::default()
+        };
+        let (_tx, rx) = crossbeam_channel::bounded(1);
+        let spec = SourceSpec::Video { path: crate::demo_clip(), realtime: false };
+        let mut session = Session::new(Settings::default(), spec, true, false);
+        session.run(&rx, &stop, &mut w).expect("run");
+        assert_eq!(loops.load(Ordering::Relaxed), 2);
+        let seqs: Vec<u64> = w.events.iter().map(|e| e.1).collect();
+        assert!(seqs.windows(2).all(|p| p[1] == p[0] + 1), "one counter, never restarting: {seqs:?}");
+        // Which pass of the clip each frame was in.
+        let mut pass = vec![0usize; w.ticks.len()];
+        for i in 1..w.ticks.len() {
+            pass[i] = pass[i - 1] + usize::from(w.ticks[i].1 < w.ticks[i - 1].1);
+        }
+        let clicks = |p: usize| w.events.iter().filter(|(at, _, e)| pass[*at] == p && e.is_click()).count();
+        assert!(clicks(0) >= 1, "the demo clip's raises click: {:?}", w.events);
+        assert_eq!(clicks(1), clicks(0), "and click as much the second time: {:?}", w.events);
+    }
+}
