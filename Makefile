@@ -9,13 +9,14 @@ SHELL := /bin/bash
 APT_PACKAGES := build-essential pkg-config clang libclang-dev libopencv-dev opencv-data \
 	libv4l-dev libudev-dev libx11-dev libxi-dev libxtst-dev libxkbcommon-dev libxkbcommon-x11-0 \
 	libxcursor1 libxrandr2 libgl1-mesa-dri libgl1-mesa-dev \
-	xvfb xdotool x11-utils imagemagick python3
+	xvfb xdotool x11-utils imagemagick python3 openbox
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO ?= cargo
 BIN := target/release/facemouse
+COST_SECONDS ?= 20
 
-.PHONY: run test deps build bench clean
+.PHONY: run test deps build bench cost clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -47,6 +48,10 @@ test: deps
 
 bench: deps
 	$(CARGO) bench
+
+# CPU per thread: headless, window visible, window minimized (docs/performance.md).
+cost: build
+	scripts/cost.sh $(COST_SECONDS)
 
 clean:
 	$(CARGO) clean

@@ -111,6 +111,8 @@ impl Drop for Choices {
 
 /// The app state (runtime handles apart from persisted settings).
 pub struct FacemouseApp {
+    /// The window's background: the framebuffer's clear colour (see [`apply_style`]).
+    background: Color32,
     profile: Profile,
     notes: Vec<String>,
     snapshot: Arc<Mutex<Snapshot>>,
@@ -139,9 +141,10 @@ impl FacemouseApp {
     pub fn new(cc: &eframe::CreationContext<'_>, profile: Profile, notes: Vec<String>, menus: Navigator, worker: worker::Worker, show_menu: bool) -> Self {
         worker.set_repaint(cc.egui_ctx.clone());
         let ui = profile.settings.ui.clone();
-        apply_style(&cc.egui_ctx, &ui);
+        let background = apply_style(&cc.egui_ctx, &ui);
         let menu = MenuPanel::new(menus, profile.dir.join("menus"), ui.menu_columns, ui.scanning, ui.scan_step_ms, profile.settings.pointer.dwell_ms);
         Self {
+            background,
             menu,
             profile,
             notes,
@@ -244,7 +247,8 @@ pub fn dwell(ui: &egui::Ui, r: &egui::Response, id: egui::Id, hover: &mut Option
     }
 }
 
-fn apply_style(ctx: &egui::Context, ui: &UiSettings) {
+/// Applies zoom and colours; returns the background colour.
+fn apply_style(ctx: &egui::Context, ui: &UiSettings) -> Color32 {
     ctx.set_zoom_factor(ui.zoom.clamp(0.75, 3.0));
     let mut v = if ui.high_contrast { egui::Visuals::dark() } else { egui::Visuals::light() };
     if ui.high_contrast {
@@ -254,7 +258,13 @@ fn apply_style(ctx: &egui::Context, ui: &UiSettings) {
         v.widgets.inactive.bg_stroke = Stroke::new(2.0, Color32::YELLOW);
         v.selection.bg_fill = Color32::from_rgb(0, 90, 200);
     }
+    // The background is the framebuffer's clear colour (`clear_color`), not
+    // a panel-sized shape painted over it on every repaint: with software
+    // rendering, one full-window layer less.
+    let bg = v.panel_fill;
+    v.panel_fill = Color32::TRANSPARENT;
     ctx.set_visuals(v);
+    bg
 }
 
 /// The head pose as the window shows it (degrees, the trace's signs).
@@ -266,6 +276,14 @@ fn pose_line(p: Option<&crate::pose::Pose>) -> String {
 }
 
 fn state_text(s: &Snapshot) -> (String, Color32) {
+    if s.frame_seq == 0 {
+        // No frame yet: say so, not "searching" (the reason, if any, is shown below).
+        return if s.message.is_empty() {
+            ("Starting — waiting for the first picture".into(), Color32::from_rgb(40, 90, 200))
+        } else {
+            ("No picture from the camera".into(), Color32::from_rgb(200, 30, 30))
+        };
+    }
     if s.paused {
         return ("Paused — hold your eyebrows up to resume".into(), Color32::from_rgb(200, 120, 0));
     }
@@ -364,7 +382,7 @@ impl eframe::App for FacemouseApp {
                 let ui_s = self.profile.settings.ui.clone();
                 if dwell_button(ui, big(&format!("High contrast: {}", on(ui_s.high_contrast))), &mut hover, dwell_ms) {
                     self.profile.settings.ui.high_contrast = !ui_s.high_contrast;
-                    apply_style(&ctx, &self.profile.settings.ui);
+                    self.background = apply_style(&ctx, &self.profile.settings.ui);
                     self.save_profile();
                 }
                 if dwell_button(ui, big(&format!("Scanning: {}", on(ui_s.scanning))), &mut hover, dwell_ms) {
@@ -411,6 +429,10 @@ impl eframe::App for FacemouseApp {
         }
     }
 
+    fn clear_color(&self, _visuals: &egui::Visuals) -> [f32; 4] {
+        self.background.to_normalized_gamma_f32()
+    }
+
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         let _ = self.intents.try_send(Intent::Quit);
     }
@@ -422,11 +444,14 @@ impl FacemouseApp {
         let mut outcome = None;
         let mut closed = false;
         let menu = &mut self.menu;
+        let background = self.background;
         ctx.show_viewport_immediate(
             egui::ViewportId::from_hash_of("facemouse-menu"),
             egui::ViewportBuilder::default().with_title("Facemouse menu").with_always_on_top().with_inner_size([760.0, 600.0]),
             |ui, _class| {
-                egui::CentralPanel::default().show(ui, |ui| outcome = menu.show(ui, t * 1000.0));
+                // Its own background: the clear colour is the main window's only.
+                let frame = egui::Frame::central_panel(ui.style()).fill(background);
+                egui::CentralPanel::default().frame(frame).show(ui, |ui| outcome = menu.show(ui, t * 1000.0));
                 closed = ui.ctx().input(|i| i.viewport().close_requested());
             },
         );
@@ -443,7 +468,7 @@ impl FacemouseApp {
         match crate::profile::open_from(root, name) {
             Ok((p, notes)) => {
                 self.notes = notes.recovered;
-                apply_style(ctx, &p.settings.ui);
+                self.background = apply_style(ctx, &p.settings.ui);
                 self.send(Intent::Settings(Box::new(p.settings.clone())));
                 let dir = p.dir.join("menus");
                 if let Ok(m) = menus::load_dir(&dir) {
@@ -620,6 +645,16 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_a_picture_the_status_says_so_not_searching() {
+        let mut s = Snapshot::default();
+        assert!(state_text(&s).0.starts_with("Starting"));
+        s.message = "cannot open clip.avi as a video".into();
+        assert_eq!(state_text(&s).0, "No picture from the camera");
+        s.frame_seq = 1;
+        assert!(state_text(&s).0.starts_with("Searching"));
+    }
 
     #[test]
     fn the_pose_line_shows_signed_degrees_or_says_why_not() {

@@ -95,12 +95,12 @@ pub struct Worker {
 const PREVIEW_WIDTH: i32 = 480;
 /// The window is woken for a new preview at most this often: each repaint of
 /// the whole window costs far more than a frame of the pipeline (with
-/// software rendering, most of a core at 30 a second). Events and messages
+/// software rendering, most of a core at 30 a second). Clicks and messages
 /// wake it at once.
 const VISIBLE_WAKE: Duration = Duration::from_millis(250);
 /// While the window is minimized or hidden, it is woken this often at most
-/// (to play click sounds and follow the switch), and no preview is made.
-const HIDDEN_WAKE: Duration = Duration::from_millis(500);
+/// (clicks wake it at once), and no preview is made.
+const HIDDEN_WAKE: Duration = Duration::from_millis(1000);
 
 impl Worker {
     /// Starts the worker.
@@ -210,7 +210,8 @@ impl Observer for Publisher {
         let now = Instant::now();
         let fps_now = self.last.map(|l| (now - l).as_secs_f64()).filter(|d| *d > 0.0).map(|d| 1.0 / d);
         self.last = Some(now);
-        let wake = !tick.events.is_empty() || self.due(now);
+        // A click wakes the window at once (its sound, the scanning menu's select).
+        let wake = tick.events.iter().any(|(_, e)| e.is_click()) || self.due(now);
         // A preview only for a repaint that shows it: none for the hidden window.
         let preview = if wake && self.visible.load(Ordering::Relaxed) { self.preview(tick.frame).map(Arc::new) } else { None };
         if let Ok(mut s) = self.snapshot.lock() {
