@@ -63,6 +63,26 @@ impl Pipeline {
         commands
     }
 
+    /// Starts afresh for another source (a camera change, a recording that
+    /// starts again) without loading the models again: vision looks for the
+    /// face anew and every stage's clock starts over. The pointer stays where
+    /// it is, and a pause stays. Returns the commands that leave nothing pressed.
+    pub fn restart(&mut self) -> Vec<Command> {
+        let commands = self.shutdown();
+        self.vision.restart();
+        let paused = self.switch.paused();
+        self.switch = SwitchDecider::new(&self.settings.switch);
+        let mut events = Vec::new();
+        let mut ignored = Vec::new();
+        self.switch.set_paused(paused, &mut ignored, &mut events);
+        let at = self.pointer.position();
+        self.pointer = PointerMapper::new(&self.settings.pointer);
+        self.pointer.set_position(at);
+        self.intents = Intents { hold_pointer: paused, ..Intents::default() };
+        self.pending_events.clear();
+        commands
+    }
+
     /// Pauses or resumes (from the window); returns the commands that leave nothing pressed.
     pub fn set_paused(&mut self, paused: bool) -> Vec<Command> {
         let mut commands = Vec::new();

@@ -138,6 +138,9 @@ impl Session {
         let mut summary = RunSummary::default();
         let mut proc: Vec<f64> = Vec::with_capacity(4096);
         let mut events: Vec<(u64, Event)> = Vec::with_capacity(8);
+        // Made once, so its models (face detector, eye cascade, pose) are
+        // loaded once; each new source restarts it.
+        let mut made: Option<Pipeline> = None;
         let result = loop {
             if stop.load(Ordering::Relaxed) {
                 break Ok(());
@@ -157,7 +160,15 @@ impl Session {
             summary.source = handle.name().to_string();
             let (mut sink, screen, callers) = self.make_sink(observer);
             let mut fitted = self.fitted(screen);
-            let mut pipeline = Pipeline::new(&fitted);
+            let pipeline = match made.as_mut() {
+                Some(p) => {
+                    // The last source's buttons were released when it ended.
+                    let _ = p.restart();
+                    p.set_settings(&fitted);
+                    p
+                }
+                None => made.insert(Pipeline::new(&fitted)),
+            };
             let mut pending: Vec<Command> = Vec::new();
             let mut seen_status = 0;
             let outcome = loop {
@@ -422,6 +433,7 @@ mod tests {
         ticks: Vec<(String, u64, Settings)>,
         /// Each event with the index of its tick.
         events: Vec<(usize, u64, Event)>,
+        paused: Vec<bool>,
         statuses: Vec<String>,
         act: Option<Act>,
     }
@@ -430,6 +442,7 @@ mod tests {
         fn frame(&mut self, tick: &Tick<'_>) -> Result<(), SessionError> {
             self.ticks.push((tick.source.to_string(), tick.frame.index, tick.settings.clone()));
             let at = self.ticks.len() - 1;
+            self.paused.push(tick.paused);
             self.events.extend(tick.events.iter().map(|(n, e)| (at, *n, *e)));
             let n = self.ticks.len();
             if let Some(a) = self.act.as_mut() {
@@ -497,6 +510,29 @@ mod tests {
         assert!(w.ticks.last().is_some_and(|t| t.0.contains("Index(1)")), "the camera changed");
         assert!(w.ticks[3..].iter().all(|t| t.2.switch.brow_raise == crate::switch::Action::ClickRight), "switch settings too");
         assert!((session.settings().pointer.dwell_ms - 1234.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_pause_stays_through_a_camera_change() {
+        let (tx, rx) = crossbeam_channel::bounded(4);
+        let stop = Arc::new(AtomicBool::new(false));
+        let st = Arc::clone(&stop);
+        let mut w = Watch {
+            act: Some(Box::new(move |n, _| {
+                if n == 2 {
+                    tx.try_send(Intent::SetPaused(true)).expect("send");
+                }
+                if n == 4 {
+                    tx.try_send(Intent::Source { spec: camera(1), looping: false, drive: false }).expect("send");
+                }
+                st.store(n >= 8, Ordering::Relaxed);
+            })),
+            ..Watch::default()
+        };
+        let mut session = Session::new(Settings::default(), camera(0), false, false).with_opener(stubs(100));
+        session.run(&rx, &stop, &mut w).expect("run");
+        assert_eq!(w.paused, [false, false, true, true, true, true, true, true], "{:?}", w.ticks.iter().map(|t| &t.0).collect::<Vec<_>>());
+        assert!(w.ticks[4].0.contains("Index(1)"), "the camera changed at the fifth frame");
     }
 
     #[test]

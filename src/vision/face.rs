@@ -342,6 +342,13 @@ impl FaceWorker {
         if self.ask(p, 0.0) { self.wait() } else { None }
     }
 
+    /// Drops the question under way, if any (its frame belonged to another source).
+    pub fn forget(&mut self) {
+        if self.asked.is_some() {
+            let _ = self.wait();
+        }
+    }
+
     fn wait(&mut self) -> Option<Face> {
         self.asked = None;
         match self.answers.recv() {

@@ -257,6 +257,17 @@ impl Vision {
         self.feature_score = Ema::default();
     }
 
+    /// Starts afresh for another source (a new camera, a recording that
+    /// starts again): nothing of the last one is kept, its clock included,
+    /// but the models stay loaded.
+    pub fn restart(&mut self) {
+        self.reset();
+        self.faces.forget();
+        self.last_t = None;
+        self.last_blink = None;
+        self.prev_gray = Mat::default();
+    }
+
     /// Observes one frame into `out`. An OpenCV failure on an odd frame is
     /// reported as a frame without positions (and logged), never a panic.
     pub fn observe(&mut self, frame: &Frame, out: &mut Observation) {
