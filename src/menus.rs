@@ -128,6 +128,7 @@ impl ItemFile {
             found.push(MenuAction::Type(t.clone()));
         }
         if let Some(k) = &self.keys {
+            crate::output::parse_chord(k).map_err(|e| format!("`keys`: {e}"))?;
             found.push(MenuAction::Keys(k.clone()));
         }
         if let Some(u) = &self.url {
@@ -483,5 +484,12 @@ mod tests {
             s.tick(3600.0 + 1000.0 * f64::from(k), n);
         }
         assert_eq!(s.highlight().1, None);
+    }
+
+    #[test]
+    fn an_unknown_key_in_a_menu_is_refused_when_loaded() {
+        let text = "title = \"Keys\"\n[[items]]\nlabel = \"Oops\"\nkeys = \"ctrl+nosuchkey\"\n";
+        let msg = parse(Path::new("keys.toml"), text).expect_err("unknown key").to_string();
+        assert!(msg.contains("keys.toml") && msg.contains("Oops") && msg.contains("nosuchkey"), "{msg}");
     }
 }

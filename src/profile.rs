@@ -100,7 +100,7 @@ pub fn parse_settings(path: &Path, text: &str) -> Result<Settings, ProfileError>
         ProfileError::Parse { path: path.to_path_buf(), message }
     })?;
     if let Err((field, why)) = settings.validate() {
-        let (table, key) = field.split_once('.').unwrap_or(("", field));
+        let (table, key) = field.split_once('.').unwrap_or(("", field.as_str()));
         let line = line_of(text, table, key);
         let at = line.map_or_else(String::new, |l| format!("line {l}, "));
         return Err(ProfileError::Parse { path: path.to_path_buf(), message: format!("{at}field `{field}`: {why}") });
@@ -126,8 +126,20 @@ fn line_of(text: &str, table: &str, key: &str) -> Option<usize> {
     assignments(text).find(|(_, t, k)| t == table && *k == key).map(|(l, _, _)| l)
 }
 
-fn check(ok: bool, field: &'static str, why: &str) -> Result<(), (&'static str, String)> {
-    if ok { Ok(()) } else { Err((field, why.to_string())) }
+fn check(ok: bool, field: &str, why: &str) -> Result<(), (String, String)> {
+    if ok { Ok(()) } else { Err((field.to_string(), why.to_string())) }
+}
+
+/// The first number in `v` that is not finite (`nan`, `inf` are valid TOML),
+/// as its dotted path.
+fn non_finite(v: &toml::Value, path: &str) -> Option<String> {
+    let join = |k: &str| if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
+    match v {
+        toml::Value::Float(f) if !f.is_finite() => Some(path.to_string()),
+        toml::Value::Table(t) => t.iter().find_map(|(k, v)| non_finite(v, &join(k))),
+        toml::Value::Array(a) => a.iter().find_map(|v| non_finite(v, path)),
+        _ => None,
+    }
 }
 
 impl Settings {
@@ -135,8 +147,15 @@ impl Settings {
     ///
     /// # Errors
     /// The first field out of range, and why.
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        // Not a number, or infinite, anywhere: a pointer at (0,0), a window that cannot start.
+        if let Some(field) = toml::Value::try_from(self).ok().and_then(|v| non_finite(&v, "")) {
+            return Err((field, "must be a finite number".into()));
+        }
         let v = &self.vision;
+        if let crate::vision::FeaturePoint::Picked { dx, dy } = v.feature {
+            check(dx.abs() <= 3.0 && dy.abs() <= 3.0, "vision.feature", "a picked point must be within 3 eye distances of the eyes")?;
+        }
         check((100.0..=5000.0).contains(&v.long_blink_ms), "vision.long_blink_ms", "must be 100 to 5000 ms")?;
         check((50.0..=3000.0).contains(&v.wink_min_ms), "vision.wink_min_ms", "must be 50 to 3000 ms")?;
         check((0.005..=0.3).contains(&v.brow_on), "vision.brow_on", "must be 0.005 to 0.3 eye distances")?;
@@ -150,8 +169,10 @@ impl Settings {
         }
         check((0.0..=0.5).contains(&p.dead_band), "pointer.dead_band", "must be 0 to 0.5 eye distances")?;
         check((0.5..=4.0).contains(&p.acceleration), "pointer.acceleration", "must be 0.5 to 4")?;
-        check(p.max_speed > 0.0, "pointer.max_speed", "must be more than 0")?;
-        check(p.range.right > p.range.left && p.range.bottom > p.range.top, "pointer.range", "right must exceed left and bottom exceed top")?;
+        check(p.max_speed > 0.0 && p.max_speed <= 1_000_000.0, "pointer.max_speed", "must be more than 0 and at most 1000000")?;
+        let r = &p.range;
+        check(r.right > r.left && r.bottom > r.top, "pointer.range", "right must exceed left and bottom exceed top")?;
+        check([r.left, r.right, r.top, r.bottom].iter().all(|x| x.abs() <= 1000.0), "pointer.range", "must be within ±1000")?;
         check(p.min_cutoff > 0.0 && p.min_cutoff <= 30.0, "pointer.min_cutoff", "must be more than 0 and at most 30 Hz")?;
         check((0.0..=100.0).contains(&p.beta), "pointer.beta", "must be 0 to 100")?;
         check((0.0..=60_000.0).contains(&p.auto_recenter_ms), "pointer.auto_recenter_ms", "must be 0 to 60000 ms")?;
@@ -162,7 +183,16 @@ impl Settings {
         check((0.0..=30_000.0).contains(&w.startup_grace_ms), "switch.startup_grace_ms", "must be 0 to 30000 ms")?;
         check((0.0..=10_000.0).contains(&w.cooldown_ms), "switch.cooldown_ms", "must be 0 to 10000 ms")?;
         check((1..=600).contains(&w.max_clicks_per_minute), "switch.max_clicks_per_minute", "must be 1 to 600")?;
-        check(w.scroll_px_per_step >= 1.0, "switch.scroll_px_per_step", "must be at least 1")?;
+        check((1.0..=1000.0).contains(&w.scroll_px_per_step), "switch.scroll_px_per_step", "must be 1 to 1000")?;
+        for (action, field) in w.bindings() {
+            if let crate::switch::Action::Key(chord) = action {
+                crate::output::parse_chord(chord).map_err(|e| (format!("switch.{field}"), e.to_string()))?;
+            }
+        }
+        let u = &self.ui;
+        check((0.75..=3.0).contains(&u.zoom), "ui.zoom", "must be 0.75 to 3")?;
+        check((200.0..=20_000.0).contains(&u.scan_step_ms), "ui.scan_step_ms", "must be 200 to 20000 ms")?;
+        check((1..=8).contains(&u.menu_columns), "ui.menu_columns", "must be 1 to 8")?;
         Ok(())
     }
 }
@@ -390,6 +420,32 @@ mod tests {
         write(dir.path(), "dave", "[pointer\n");
         let msg = load_from(dir.path(), "dave").expect_err("corrupt").to_string();
         assert!(msg.contains("line 1"), "{msg}");
+    }
+
+    /// Values that parse but cannot work are refused, naming the field: a
+    /// pointer at (0,0) clicking there, a window that panics at every start,
+    /// a key that fails at the first raise.
+    #[test]
+    fn values_that_cannot_work_are_refused_with_their_field() {
+        let p = Path::new("settings.toml");
+        for (text, field) in [
+            ("[pointer]\nrange = { left = -inf, right = inf, top = -1.0, bottom = 1.0 }\n", "pointer.range.left"),
+            ("[pointer]\nrange = { left = -1.0, right = 1.0, top = -1.0, bottom = nan }\n", "pointer.range.bottom"),
+            ("[pointer]\nrange = { left = -1e9, right = 1e9, top = -1.0, bottom = 1.0 }\n", "pointer.range"),
+            ("[pointer]\nmax_speed = inf\n", "pointer.max_speed"),
+            ("[vision]\nfeature = { picked = { dx = nan, dy = nan } }\n", "vision.feature.picked.dx"),
+            ("[vision]\nfeature = { picked = { dx = 40.0, dy = 0.0 } }\n", "vision.feature"),
+            ("[ui]\nzoom = nan\n", "ui.zoom"),
+            ("[ui]\nzoom = 50.0\n", "ui.zoom"),
+            ("[ui]\nmenu_columns = 0\n", "ui.menu_columns"),
+            ("[switch]\nbrow_raise = { key = \"ctrl+nosuchkey\" }\n", "switch.brow_raise"),
+            ("[switch]\nscroll_px_per_step = inf\n", "switch.scroll_px_per_step"),
+        ] {
+            let msg = parse_settings(p, text).expect_err(text).to_string();
+            assert!(msg.contains(&format!("`{field}`")), "{text} -> {msg}");
+        }
+        let ok = "[switch]\nbrow_raise = { key = \"ctrl+shift+t\" }\n[ui]\nzoom = 2.0\n";
+        assert!(parse_settings(p, ok).is_ok(), "{:?}", parse_settings(p, ok));
     }
 
     #[test]

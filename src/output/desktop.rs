@@ -86,7 +86,7 @@ impl DesktopSink {
     }
 
     fn key_chord(&mut self, chord: &str) -> Result<(), OutputError> {
-        let keys: Vec<Key> = chord.split('+').map(|k| parse_key(k.trim())).collect::<Result<_, _>>()?;
+        let keys = parse_chord(chord)?;
         for k in &keys {
             self.enigo.key(*k, Direction::Press).map_err(backend)?;
         }
@@ -95,6 +95,19 @@ impl DesktopSink {
         }
         Ok(())
     }
+}
+
+/// The keys of a chord as written in a profile or menu (`ctrl+shift+t`).
+/// Checked when the file is loaded, so a typo is reported there and then,
+/// not when the key is to be sent.
+///
+/// # Errors
+/// An empty chord, or an unknown key name in it.
+pub fn parse_chord(chord: &str) -> Result<Vec<Key>, OutputError> {
+    if chord.trim().is_empty() {
+        return Err(OutputError::UnknownKey(String::new()));
+    }
+    chord.split('+').map(|k| parse_key(k.trim())).collect()
 }
 
 /// A key name as written in a profile: `ctrl`, `alt`, `shift`, `super`,
@@ -140,7 +153,7 @@ pub fn parse_key(name: &str) -> Result<Key, OutputError> {
             let mut chars = lower.chars();
             match (chars.next(), chars.next()) {
                 (Some(c), None) => Key::Unicode(c),
-                _ => return Err(OutputError::Backend(format!("unknown key {name:?} in a key binding (e.g. \"ctrl+c\", \"alt+tab\", \"f5\")"))),
+                _ => return Err(OutputError::UnknownKey(name.to_string())),
             }
         }
     })

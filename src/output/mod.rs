@@ -6,7 +6,7 @@
 
 mod desktop;
 
-pub use desktop::{Desktop, DesktopSink, parse_key};
+pub use desktop::{Desktop, DesktopSink, parse_chord, parse_key};
 
 /// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +40,8 @@ pub enum Command {
 pub enum OutputError {
     #[error("cannot drive the desktop pointer: {0}")]
     Backend(String),
+    #[error("unknown key {0:?} in a key binding (e.g. \"ctrl+c\", \"alt+tab\", \"f5\")")]
+    UnknownKey(String),
 }
 
 /// Performs commands.

@@ -77,6 +77,14 @@ pub struct SwitchSettings {
     pub scroll_px_per_step: f64,
 }
 
+impl SwitchSettings {
+    /// Each gesture's action, with the gesture's name in the profile.
+    #[must_use]
+    pub fn bindings(&self) -> [(&Action, &'static str); 5] {
+        [(&self.brow_raise, "brow_raise"), (&self.long_blink, "long_blink"), (&self.wink_left, "wink_left"), (&self.wink_right, "wink_right"), (&self.dwell, "dwell")]
+    }
+}
+
 impl Default for SwitchSettings {
     fn default() -> Self {
         Self {
