@@ -133,6 +133,23 @@ enum Command {
     },
 }
 
+/// A line on standard output. Output that cannot be written (a closed pipe,
+/// a full disk) is an error that ends the command cleanly, never a panic.
+macro_rules! say {
+    ($($t:tt)*) => { say(format_args!($($t)*), true) };
+}
+
+/// Text on standard output, as it is (see [`say!`]).
+macro_rules! say_raw {
+    ($($t:tt)*) => { say(format_args!($($t)*), false) };
+}
+
+fn say(args: std::fmt::Arguments<'_>, newline: bool) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(args).and_then(|()| if newline { out.write_all(b"\n") } else { Ok(()) }).and_then(|()| out.flush()).context("cannot write to standard output")
+}
+
 fn main() -> ExitCode {
     use std::io::IsTerminal;
     use tracing_subscriber::prelude::*;
@@ -176,10 +193,14 @@ fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Cameras) => {
-            cameras();
-            Ok(())
+            cameras()
         }
         Some(Command::Replay { input, trace, realtime, drive }) => {
+            if let Some(t) = &trace
+                && same_file(t, &input)
+            {
+                anyhow::bail!("the trace {} would overwrite the input: give --trace another file name", t.display());
+            }
             let prof = profile::load(&cli.profile).context("cannot load the profile")?;
             if drive {
                 // Fail early, in one line, when there is no desktop to drive.
@@ -189,8 +210,7 @@ fn run() -> Result<()> {
             let summary = replay::run(SourceSpec::from_path(&input, realtime), &prof.settings, trace.as_deref(), drive, &stop, &mut |m| {
                 eprintln!("facemouse: {m}");
             })?;
-            print_summary(&summary, trace.as_deref());
-            Ok(())
+            print_summary(&summary, trace.as_deref())
         }
         Some(Command::Eval { sequences, json, trace_dir, tol_s }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, &cli.profile),
         Some(Command::TrainPose { out }) => {
@@ -198,22 +218,22 @@ fn run() -> Result<()> {
             let started = std::time::Instant::now();
             let m = facemouse::pose::Sma::train(&facemouse::pose::sma::TrainConfig::default());
             facemouse::pose::save(&m, &path)?;
-            println!(
+            say!(
                 "wrote {} (K = {}, validation MAE by K: {:?}) in {:.1} s",
                 path.display(),
                 m.meta.chosen_k,
                 m.meta.k_validation_mae.iter().map(|(k, e)| format!("{k}: {e:.2}°")).collect::<Vec<_>>(),
                 started.elapsed().as_secs_f64()
-            );
+            )?;
             Ok(())
         }
         Some(Command::EvalPose { sequences, json }) => {
             let model = facemouse::pose::load(&facemouse::pose::default_model_path())?;
             let report = facemouse::pose::eval::run(&model, &sequences, &settings_for(&cli.profile)?)?;
             if json {
-                println!("{}", serde_json::to_string(&report)?);
+                say!("{}", serde_json::to_string(&report)?)?;
             } else {
-                print!("{}", facemouse::pose::eval::table(&report));
+                say_raw!("{}", facemouse::pose::eval::table(&report))?;
             }
             Ok(())
         }
@@ -221,28 +241,28 @@ fn run() -> Result<()> {
             let rows = facemouse::pointer_eval::evaluate(seed);
             let corners = facemouse::pointer_eval::corners_reached(&facemouse::pointer_eval::SimUser::default());
             if json {
-                println!("{}", serde_json::json!({ "modes": rows, "corners_reached": corners }));
+                say!("{}", serde_json::json!({ "modes": rows, "corners_reached": corners }))?;
             } else {
-                print!("{}", facemouse::pointer_eval::table(&rows, corners));
+                say_raw!("{}", facemouse::pointer_eval::table(&rows, corners))?;
             }
             Ok(())
         }
         Some(Command::Resample { sequence, out, every, scale }) => {
             let meta = facemouse::resample::resample(&sequence, &out, every, scale)?;
-            println!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display());
+            say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }
         Some(Command::Synth { out, demo, seed, seconds, fps }) => {
             let cfg = if demo { SynthConfig::demo() } else { SynthConfig::random(seed, seconds, fps) };
             let asset = FaceAsset::load(&synth::default_photo())?;
             let meta = synth::write_sequence(asset, &cfg, &out)?;
-            println!(
+            say!(
                 "wrote {} frames to {} ({} brow raises, {} subtle)",
                 meta.frames,
                 out.display(),
                 meta.synthetic_brow_raises.len(),
                 meta.subtle_raises.len()
-            );
+            )?;
             Ok(())
         }
         None => {
@@ -288,9 +308,9 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
             .into_iter()
             .map(|(g, s)| (g, serde_json::to_value(s).unwrap_or_default()))
             .collect();
-        println!("{}", serde_json::json!({ "sequences": all, "groups": groups, "summary": summary }));
+        say!("{}", serde_json::json!({ "sequences": all, "groups": groups, "summary": summary }))?;
     } else {
-        print!("{}", facemouse::eval::table(&all, &summary));
+        say_raw!("{}", facemouse::eval::table(&all, &summary))?;
     }
     Ok(())
 }
@@ -299,15 +319,16 @@ fn settings_for(profile_name: &str) -> Result<facemouse::profile::Settings> {
     Ok(profile::load(profile_name).context("cannot load the profile")?.settings)
 }
 
-fn cameras() {
+fn cameras() -> Result<()> {
     let cams = capture::list_cameras();
     if cams.is_empty() {
-        println!("No camera found. Connect a webcam, or run on a video: facemouse replay VIDEO --trace trace.jsonl");
-        return;
+        say!("No camera found. Connect a webcam, or run on a video: facemouse replay VIDEO --trace trace.jsonl")?;
+        return Ok(());
     }
     for c in cams {
-        println!("{}\t{}\t{}", c.index, c.name, c.description);
+        say!("{}\t{}\t{}", c.index, c.name, c.description)?;
     }
+    Ok(())
 }
 
 /// The window: the profile opened leniently (a broken file is kept as .bak and
@@ -353,12 +374,13 @@ struct Printer {
 impl facemouse::session::Observer for Printer {
     fn frame(&mut self, tick: &facemouse::session::Tick<'_>) -> Result<(), facemouse::session::SessionError> {
         let rec = tick.record;
+        let closed = |e: anyhow::Error| facemouse::session::SessionError::Observer(one_line(&e));
         if self.last_state != Some(rec.state) {
-            println!("state: {}", serde_json::to_string(&rec.state).unwrap_or_default().trim_matches('"'));
+            say!("state: {}", serde_json::to_string(&rec.state).unwrap_or_default().trim_matches('"')).map_err(closed)?;
             self.last_state = Some(rec.state);
         }
         for (n, e) in tick.events {
-            println!("{:>9.1} s  #{n} {}", rec.t_ms / 1000.0, serde_json::to_string(e).unwrap_or_default().trim_matches('"'));
+            say!("{:>9.1} s  #{n} {}", rec.t_ms / 1000.0, serde_json::to_string(e).unwrap_or_default().trim_matches('"')).map_err(closed)?;
         }
         Ok(())
     }
@@ -377,23 +399,30 @@ fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, pr
         None => camera_or_demo(camera, "", &mut messages)?,
     };
     for m in &messages {
-        println!("{m}");
+        say!("{m}")?;
     }
-    println!(
+    say!(
         "Running headless (profile \"{}\"{}); press Ctrl-C to stop.",
         prof.name,
         if source.drive { ", driving the pointer" } else { ", not driving the pointer" }
-    );
+    )?;
     let stop = stop_flag();
     let (_tx, rx) = crossbeam_channel::bounded(1);
     let mut session = facemouse::session::Session::new(prof.settings.clone(), source.spec, source.looping, source.drive);
     let summary = session.run(&rx, &stop, &mut Printer { last_state: None })?;
-    print_summary(&summary, None);
-    Ok(())
+    print_summary(&summary, None)
 }
 
-fn print_summary(s: &RunSummary, trace: Option<&std::path::Path>) {
-    println!(
+/// Whether `a` and `b` name the same existing file.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn print_summary(s: &RunSummary, trace: Option<&std::path::Path>) -> Result<()> {
+    say!(
         "{}: {} frames ({} tracking, {} dropped), proc_us p50 {} p99 {}{}",
         s.source,
         s.frames,
@@ -402,7 +431,8 @@ fn print_summary(s: &RunSummary, trace: Option<&std::path::Path>) {
         s.proc_us_p50,
         s.proc_us_p99,
         trace.map(|t| format!(", trace {}", t.display())).unwrap_or_default()
-    );
+    )?;
+    Ok(())
 }
 
 /// An error and its causes on one line, each cause once: an error whose

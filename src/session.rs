@@ -33,6 +33,9 @@ pub enum SessionError {
     Output(#[from] OutputError),
     #[error("{source_name} stopped: {reason}")]
     SourceFailed { source_name: String, reason: String },
+    /// The observer cannot go on (its output is closed).
+    #[error("{0}")]
+    Observer(String),
 }
 
 /// What the user (the window) asks of a running session.

@@ -86,18 +86,36 @@ impl TraceRecord {
 /// Writes trace lines to a file.
 pub struct TraceWriter {
     path: PathBuf,
-    out: BufWriter<File>,
+    /// The file being written: beside `path`, renamed over it by `finish`.
+    tmp: PathBuf,
+    out: Option<BufWriter<File>>,
     line: Vec<u8>,
 }
 
 impl TraceWriter {
-    /// Creates (or truncates) the trace file.
+    /// Starts a trace that will replace `path` once it is finished. Nothing
+    /// is written to `path` before then: a run that fails leaves whatever
+    /// was there as it was.
     ///
     /// # Errors
-    /// When the file cannot be created.
+    /// When the file cannot be created (a missing or read-only folder).
     pub fn create(path: &Path) -> Result<Self, TraceError> {
-        let f = File::create(path).map_err(|source| TraceError::Io { path: path.to_path_buf(), source })?;
-        Ok(Self { path: path.to_path_buf(), out: BufWriter::new(f), line: Vec::with_capacity(512) })
+        let io = |source| TraceError::Io { path: path.to_path_buf(), source };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = path.file_name().map_or_else(|| "trace".into(), |n| n.to_string_lossy().to_string());
+        let mut attempt = 0u32;
+        let (tmp, f) = loop {
+            let tmp = dir.join(format!(".{name}.part-{}-{attempt}", std::process::id()));
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+                Ok(f) => break (tmp, f),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+                Err(e) => return Err(io(e)),
+            }
+        };
+        Ok(Self { path: path.to_path_buf(), tmp, out: Some(BufWriter::new(f)), line: Vec::with_capacity(512) })
     }
 
     /// Appends one record.
@@ -108,15 +126,33 @@ impl TraceWriter {
         self.line.clear();
         serde_json::to_writer(&mut self.line, &rec.rounded())?;
         self.line.push(b'\n');
-        self.out.write_all(&self.line).map_err(|source| TraceError::Io { path: self.path.clone(), source })
+        let Some(out) = self.out.as_mut() else { return Ok(()) };
+        out.write_all(&self.line).map_err(|source| TraceError::Io { path: self.path.clone(), source })
     }
 
-    /// Flushes the file.
+    /// Flushes the trace to disk and puts it in place.
     ///
     /// # Errors
     /// When the data cannot be written.
     pub fn finish(mut self) -> Result<(), TraceError> {
-        self.out.flush().map_err(|source| TraceError::Io { path: self.path.clone(), source })
+        let io = |source| TraceError::Io { path: self.path.clone(), source };
+        if let Some(out) = self.out.take() {
+            let f = out.into_inner().map_err(|e| io(e.into_error()))?;
+            f.sync_all().map_err(io)?;
+        }
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| {
+            let _ = std::fs::remove_file(&self.tmp);
+            io(e)
+        })
+    }
+}
+
+impl Drop for TraceWriter {
+    /// A trace that was not finished (the run failed) leaves nothing behind.
+    fn drop(&mut self) {
+        if self.out.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
     }
 }
 

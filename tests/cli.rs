@@ -2,7 +2,7 @@
 //! every bad-input path. Each test gets its own temporary folder.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use facemouse::labels::Sequence;
 use facemouse::trace::TRACE_KEYS;
@@ -192,4 +192,51 @@ fn a_truncated_video_replays_what_decodes_and_says_so() {
     let lines = read_trace(&trace);
     assert!(!lines.is_empty() && lines.len() < 450);
     assert_trace_contract(&lines, lines.len());
+}
+
+/// `--trace` never destroys a file: not the input named again as the trace,
+/// nor a file that was there when the run fails.
+#[test]
+fn a_trace_never_destroys_a_file() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let video = tmp.path().join("clip.avi");
+    std::fs::copy(demo_dir().join("video.avi"), &video).expect("copy");
+    let size = std::fs::metadata(&video).expect("meta").len();
+    let out = run(bin().arg("replay").arg(&video).arg("--trace").arg(&video));
+    assert_one_line_error(&out, &["would overwrite the input"]);
+    assert_eq!(std::fs::metadata(&video).expect("meta").len(), size, "the video is untouched");
+
+    let notes = tmp.path().join("notes.txt");
+    std::fs::write(&notes, "keep me").expect("write");
+    let out = run(bin().arg("replay").arg(tmp.path().join("missing.avi")).arg("--trace").arg(&notes));
+    assert_one_line_error(&out, &["missing.avi"]);
+    assert_eq!(std::fs::read_to_string(&notes).expect("read"), "keep me");
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).expect("dir").map(|e| e.expect("entry").file_name()).collect();
+    assert_eq!(left.len(), 2, "no partial trace is left behind: {left:?}");
+}
+
+/// Output that cannot be written (a closed pipe, a full disk) ends the
+/// command with one line, not a panic.
+#[test]
+fn output_that_cannot_be_written_is_one_clear_line() {
+    if std::path::Path::new("/dev/full").exists() {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+        let out = run(bin().arg("cameras").stdout(full));
+        assert_one_line_error(&out, &["cannot write to standard output"]);
+    }
+    let config = tempfile::tempdir().expect("tempdir");
+    let mut child = bin()
+        .args(["--headless", "--source"])
+        .arg(demo_dir().join("video.avi"))
+        .env("FACEMOUSE_CONFIG_DIR", config.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Read the first line, then close the pipe, as `| head -1` does.
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().expect("stdout")), &mut first).expect("line");
+    let out = child.wait_with_output().expect("wait");
+    assert!(first.starts_with("Running headless"), "{first}");
+    assert_one_line_error(&out, &["cannot write to standard output"]);
 }
