@@ -240,3 +240,15 @@ fn output_that_cannot_be_written_is_one_clear_line() {
     assert!(first.starts_with("Running headless"), "{first}");
     assert_one_line_error(&out, &["cannot write to standard output"]);
 }
+
+/// A sequence that cannot be made is one line, at once: `--seconds inf`
+/// tried to allocate gigabytes and aborted.
+#[test]
+fn synth_refuses_what_it_cannot_make() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for args in [["--seconds", "inf"], ["--seconds", "nan"], ["--seconds", "1e9"], ["--fps", "0"], ["--fps", "inf"]] {
+        let out = run(bin().arg("synth").arg("--out").arg(tmp.path().join("s")).args(args));
+        assert_one_line_error(&out, &["cannot make this sequence", args[0]]);
+        assert!(!tmp.path().join("s").exists(), "{args:?}: nothing written");
+    }
+}

@@ -127,7 +127,9 @@ impl SynthConfig {
         let mut rng = Rng::new(seed ^ 0x5eed);
         let mut script = Vec::new();
         let mut t = 700.0 + rng.uniform(0.0, 500.0);
-        let end = duration_s * 1000.0 - 1200.0;
+        // A duration that cannot be made (infinite, over an hour) gets no
+        // script here; `check` refuses it before anything is rendered.
+        let end = if duration_s.is_finite() && duration_s <= 3600.0 { duration_s * 1000.0 - 1200.0 } else { 0.0 };
         while t < end {
             let k = rng.uniform(0.0, 1.0);
             let (action, len) = if k < 0.55 || t < 1500.0 {
@@ -164,6 +166,33 @@ pub enum SynthError {
     Write { path: PathBuf, reason: String },
     #[error("OpenCV failed while rendering: {0}")]
     OpenCv(#[from] opencv::Error),
+    #[error("cannot make this sequence: {0}")]
+    Config(String),
+}
+
+impl SynthConfig {
+    /// Checks that the sequence can be made: finite numbers, at most an hour
+    /// at 1–240 frames a second, frames of 32–4096 pixels a side.
+    ///
+    /// # Errors
+    /// [`SynthError::Config`], naming the value.
+    pub fn check(&self) -> Result<(), SynthError> {
+        let bad = |what: &str| Err(SynthError::Config(what.to_string()));
+        if !(self.duration_s.is_finite() && self.duration_s > 0.0 && self.duration_s <= 3600.0) {
+            return bad("--seconds must be more than 0 and at most 3600");
+        }
+        if !(self.fps.is_finite() && (1.0..=240.0).contains(&self.fps)) {
+            return bad("--fps must be 1 to 240");
+        }
+        if !((32..=4096).contains(&self.width) && (32..=4096).contains(&self.height)) {
+            return bad("the frame must be 32 to 4096 pixels a side");
+        }
+        let finite = [self.iod_px, self.motion_px.0, self.motion_px.1, self.roll_deg, self.still_until_s, self.scale_var, self.noise_sigma, self.light_drift];
+        if !finite.iter().all(|v| v.is_finite()) || self.iod_px <= 0.0 {
+            return bad("every number must be finite, and the eye distance more than 0");
+        }
+        Ok(())
+    }
 }
 
 /// Raised-cosine ramp 0→1 over `[0, len]`.
@@ -413,6 +442,7 @@ impl Generator {
 /// # Errors
 /// A photo that cannot be loaded, or a folder that cannot be written.
 pub fn write_sequence(asset: FaceAsset, cfg: &SynthConfig, dir: &Path) -> Result<Meta, SynthError> {
+    cfg.check()?;
     let werr = |path: &Path, reason: String| SynthError::Write { path: path.to_path_buf(), reason };
     std::fs::create_dir_all(dir).map_err(|e| werr(dir, e.to_string()))?;
     let video = dir.join("video.avi");

@@ -520,42 +520,84 @@ impl FacemouseApp {
     }
 }
 
-/// A short click sound through the system's player, if there is one (never blocks).
+/// A short click sound through the system's player, if there is one. It
+/// never blocks the window: a thread named "click-sound" plays one click at
+/// a time (a click while one plays is dropped) and waits for the player, so
+/// no finished player is left behind as a zombie. The sound goes to the
+/// player through a pipe, never through a file another user could plant a
+/// link at.
 fn play_click() {
-    static WAV: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
-    let path = WAV.get_or_init(|| {
-        // 60 ms of a 1 kHz tone, 16-bit mono at 16 kHz.
-        let rate = 16_000u32;
-        let n = rate * 60 / 1000;
-        let mut data = Vec::with_capacity(44 + 2 * n as usize);
-        let len = 2 * n;
-        for (tag, v) in [(b"RIFF", 36 + len), (b"WAVE", 0), (b"fmt ", 16)] {
-            data.extend_from_slice(tag);
-            if tag != b"WAVE" {
-                data.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        for v in [1u16, 1] {
-            data.extend_from_slice(&v.to_le_bytes());
-        }
-        data.extend_from_slice(&rate.to_le_bytes());
-        data.extend_from_slice(&(rate * 2).to_le_bytes());
-        for v in [2u16, 16] {
-            data.extend_from_slice(&v.to_le_bytes());
-        }
-        data.extend_from_slice(b"data");
-        data.extend_from_slice(&len.to_le_bytes());
-        for i in 0..n {
-            let s = (f64::from(i) / f64::from(rate) * 1000.0 * std::f64::consts::TAU).sin() * 8000.0 * (1.0 - f64::from(i) / f64::from(n));
-            data.extend_from_slice(&(s as i16).to_le_bytes());
-        }
-        let p = std::env::temp_dir().join("facemouse-click.wav");
-        std::fs::write(&p, data).ok().map(|()| p)
+    static PLAYER: std::sync::OnceLock<Option<crossbeam_channel::Sender<()>>> = std::sync::OnceLock::new();
+    let tx = PLAYER.get_or_init(|| {
+        let (tx, rx) = crossbeam_channel::bounded::<()>(1);
+        let wav = click_wav();
+        std::thread::Builder::new()
+            .name("click-sound".into())
+            .spawn(move || {
+                for () in rx {
+                    if let Err(e) = play(&wav) {
+                        tracing::debug!("click sound: {e}");
+                    }
+                }
+            })
+            .map_err(|e| tracing::warn!("no click sound: cannot start its thread: {e}"))
+            .ok()
+            .map(|_| tx)
     });
-    if let Some(p) = path.clone() {
-        let (player, quiet): (&str, &[&str]) = if cfg!(target_os = "macos") { ("afplay", &[]) } else { ("aplay", &["-q"]) };
-        let _ = std::process::Command::new(player).args(quiet).arg(&p).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn();
+    if let Some(tx) = tx {
+        let _ = tx.try_send(());
     }
+}
+
+/// Plays `wav` and waits for the player to end.
+fn play(wav: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = if cfg!(target_os = "macos") {
+        // afplay reads only files: one in the user's own cache folder, written atomically.
+        let dir = directories::ProjectDirs::from("", "", "facemouse").map_or_else(std::env::temp_dir, |d| d.cache_dir().to_path_buf());
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join("click.wav");
+        crate::fs::write_atomic(&path, wav)?;
+        Command::new("afplay").arg(&path).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?
+    } else {
+        let mut child = Command::new("aplay").args(["-q", "-"]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
+        if let Some(mut input) = child.stdin.take() {
+            // A player that quits early closes the pipe: nothing to do about it.
+            let _ = input.write_all(wav);
+        }
+        child
+    };
+    child.wait().map(|_| ())
+}
+
+/// 60 ms of a 1 kHz tone fading out, as a 16-bit mono WAV at 16 kHz.
+fn click_wav() -> Vec<u8> {
+    let rate = 16_000u32;
+    let n = rate * 60 / 1000;
+    let mut data = Vec::with_capacity(44 + 2 * n as usize);
+    let len = 2 * n;
+    for (tag, v) in [(b"RIFF", 36 + len), (b"WAVE", 0), (b"fmt ", 16)] {
+        data.extend_from_slice(tag);
+        if tag != b"WAVE" {
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    for v in [1u16, 1] {
+        data.extend_from_slice(&v.to_le_bytes());
+    }
+    data.extend_from_slice(&rate.to_le_bytes());
+    data.extend_from_slice(&(rate * 2).to_le_bytes());
+    for v in [2u16, 16] {
+        data.extend_from_slice(&v.to_le_bytes());
+    }
+    data.extend_from_slice(b"data");
+    data.extend_from_slice(&len.to_le_bytes());
+    for i in 0..n {
+        let s = (f64::from(i) / f64::from(rate) * 1000.0 * std::f64::consts::TAU).sin() * 8000.0 * (1.0 - f64::from(i) / f64::from(n));
+        data.extend_from_slice(&(s as i16).to_le_bytes());
+    }
+    data
 }
 
 fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot) {
@@ -645,6 +687,15 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_click_sound_is_a_well_formed_wav() {
+        let w = click_wav();
+        assert_eq!(&w[..4], b"RIFF");
+        assert_eq!(&w[8..16], b"WAVEfmt ");
+        assert_eq!(u32::from_le_bytes([w[4], w[5], w[6], w[7]]) as usize, w.len() - 8);
+        assert_eq!(u32::from_le_bytes([w[40], w[41], w[42], w[43]]) as usize, w.len() - 44);
+    }
 
     #[test]
     fn without_a_picture_the_status_says_so_not_searching() {

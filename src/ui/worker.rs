@@ -100,7 +100,7 @@ const PREVIEW_WIDTH: i32 = 480;
 const VISIBLE_WAKE: Duration = Duration::from_millis(250);
 /// While the window is minimized or hidden, it is woken this often at most
 /// (clicks wake it at once), and no preview is made.
-const HIDDEN_WAKE: Duration = Duration::from_millis(1000);
+const HIDDEN_WAKE: Duration = Duration::from_secs(1);
 
 impl Worker {
     /// Starts the worker.
