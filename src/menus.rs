@@ -206,6 +206,76 @@ pub fn load_dir(dir: &Path) -> Result<BTreeMap<String, Menu>, MenuError> {
     Ok(menus)
 }
 
+/// The user's menus, file by file: a file that cannot be read or parsed is
+/// moved aside to `NAME.toml.bak` (never written over) and reported with
+/// its error; the others load. A menu that is then missing (the home menu,
+/// or a submenu an item opens) is taken from `shipped`, in memory only; an
+/// item whose submenu exists nowhere is left out and reported. Returns the
+/// menus and what had to be done, in words.
+///
+/// # Errors
+/// A folder that cannot be read, a broken file that cannot be moved aside,
+/// or no home menu even among the shipped ones.
+pub fn load_user_dir(dir: &Path, shipped: &Path) -> Result<(BTreeMap<String, Menu>, Vec<String>), MenuError> {
+    let mut notes = Vec::new();
+    let mut menus = BTreeMap::new();
+    let mut paths: Vec<std::path::PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(MenuError::Read { path: dir.to_path_buf(), reason: e.to_string() }),
+    };
+    paths.sort();
+    for p in paths {
+        let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let loaded = std::fs::read(&p)
+            .map_err(|e| MenuError::Read { path: p.clone(), reason: e.to_string() })
+            .and_then(|b| String::from_utf8(b).map_err(|_| MenuError::Invalid { path: p.clone(), message: "not UTF-8 text (save it as UTF-8)".into() }))
+            .and_then(|text| parse(&p, &text));
+        match loaded {
+            Ok(m) => {
+                menus.insert(stem, m);
+            }
+            Err(e) => {
+                let bak = crate::profile::backup_path(&p);
+                std::fs::rename(&p, &bak).map_err(|err| MenuError::Read { path: p.clone(), reason: format!("cannot move it aside: {err}") })?;
+                notes.push(format!("{e}; kept as {} and not used", bak.display()));
+            }
+        }
+    }
+    let mut spare = load_dir(shipped).unwrap_or_default();
+    loop {
+        let wanted: Vec<String> = std::iter::once(HOME.to_string())
+            .chain(menus.values().flat_map(|m| m.items.iter()).filter_map(|it| if let MenuAction::Submenu(s) = &it.action { Some(s.clone()) } else { None }))
+            .filter(|n| !menus.contains_key(n))
+            .collect();
+        let mut added = false;
+        for name in wanted {
+            if let Some(m) = spare.remove(&name) {
+                notes.push(format!("menu {name:?} is the shipped one (its file in {} is missing or was set aside)", dir.display()));
+                menus.insert(name, m);
+                added = true;
+            }
+        }
+        if !added {
+            break;
+        }
+    }
+    if !menus.contains_key(HOME) {
+        return Err(MenuError::Empty(dir.to_path_buf()));
+    }
+    let names: std::collections::BTreeSet<String> = menus.keys().cloned().collect();
+    for (name, m) in &mut menus {
+        m.items.retain(|it| match &it.action {
+            MenuAction::Submenu(s) if !names.contains(s) => {
+                notes.push(format!("{name}.toml: item {:?} opens submenu {s:?}, which exists nowhere; left out", it.label));
+                false
+            }
+            _ => true,
+        });
+    }
+    Ok((menus, notes))
+}
+
 impl MenuAction {
     /// The action back in the file's form.
     fn write(&self, it: &mut ItemFile) {
@@ -491,5 +561,32 @@ mod tests {
         let text = "title = \"Keys\"\n[[items]]\nlabel = \"Oops\"\nkeys = \"ctrl+nosuchkey\"\n";
         let msg = parse(Path::new("keys.toml"), text).expect_err("unknown key").to_string();
         assert!(msg.contains("keys.toml") && msg.contains("Oops") && msg.contains("nosuchkey"), "{msg}");
+    }
+
+    /// One broken file (a typo in browser.toml) is set aside and reported;
+    /// the user's other menus load, and nothing of theirs is written over.
+    #[test]
+    fn one_broken_menu_file_is_set_aside_and_the_others_load() {
+        let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("menus");
+        let tmp = tempfile::tempdir().expect("tempdir");
+        for e in std::fs::read_dir(&shipped).expect("shipped") {
+            let p = e.expect("entry").path();
+            std::fs::copy(&p, tmp.path().join(p.file_name().expect("name"))).expect("copy");
+        }
+        let main = tmp.path().join(format!("{HOME}.toml"));
+        let mut text = std::fs::read_to_string(&main).expect("main");
+        text.push_str("\n[[items]]\nlabel = \"My own item\"\ntype = \"hello\"\n");
+        std::fs::write(&main, &text).expect("write");
+        let broken = tmp.path().join("browser.toml");
+        std::fs::write(&broken, "title = \"Browser\"\n[[items]\nlabel = \"typo\"\n").expect("write");
+        let (menus, notes) = load_user_dir(tmp.path(), &shipped).expect("load");
+        assert!(menus[HOME].items.iter().any(|i| i.label == "My own item"), "the user's main menu, not the shipped one");
+        assert_eq!(std::fs::read_to_string(&main).expect("main"), text, "untouched");
+        assert!(!broken.exists() && tmp.path().join("browser.toml.bak").exists());
+        assert!(notes.iter().any(|n| n.contains("browser.toml") && n.contains("line") && n.contains("browser.toml.bak")), "{notes:?}");
+        assert!(menus.contains_key("browser"), "the shipped browser menu stands in: {:?}", menus.keys().collect::<Vec<_>>());
+        // A missing folder gives the shipped menus.
+        let (menus, _) = load_user_dir(&tmp.path().join("none"), &shipped).expect("load");
+        assert!(menus.contains_key(HOME));
     }
 }

@@ -279,22 +279,21 @@ pub fn open_from(root: &Path, name: &str) -> Result<(Profile, OpenNotes), Profil
         notes.created = true;
     }
     let path = dir.join("settings.toml");
-    let settings = match std::fs::read_to_string(&path) {
-        Ok(text) => match parse_settings(&path, &text) {
-            Ok(s) => s,
-            Err(e) => {
-                let bak = backup_path(&path);
-                std::fs::rename(&path, &bak).map_err(|err| io(&path, err))?;
-                notes.recovered.push(format!("{e}; kept as {} and using the defaults", bak.display()));
-                Settings::default()
-            }
-        },
-        Err(_) => Settings::default(),
+    let parsed = read_text(&path)?.map(|text| text.map_err(|why| ProfileError::Parse { path: path.clone(), message: why }).and_then(|t| parse_settings(&path, &t)));
+    let settings = match parsed {
+        Some(Ok(s)) => s,
+        Some(Err(e)) => {
+            let bak = backup_path(&path);
+            std::fs::rename(&path, &bak).map_err(|err| io(&path, err))?;
+            notes.recovered.push(format!("{e}; kept as {} and using the defaults", bak.display()));
+            Settings::default()
+        }
+        None => Settings::default(),
     };
     let mut settings = settings;
     let cal_path = dir.join("calibration.toml");
-    if let Ok(text) = std::fs::read_to_string(&cal_path) {
-        let parsed = toml::from_str::<Calibration>(&text).map_err(|e| e.message().to_string()).and_then(|c| {
+    if let Some(text) = read_text(&cal_path)? {
+        let parsed = text.and_then(|text| toml::from_str::<Calibration>(&text).map_err(|e| e.message().to_string())).and_then(|c| {
             let mut s = settings.clone();
             c.apply(&mut s);
             s.validate().map(|()| s).map_err(|(f, why)| format!("field `{f}`: {why}"))
@@ -321,8 +320,24 @@ pub fn list(root: &Path) -> Vec<String> {
     names
 }
 
+/// A profile file's text: `None` when it does not exist, `Some(Err(why))`
+/// when it is not UTF-8 text (a parse failure: the file is kept, never
+/// overwritten).
+///
+/// # Errors
+/// A file that exists but cannot be read (permissions).
+fn read_text(path: &Path) -> Result<Option<Result<String, String>>, ProfileError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(String::from_utf8(bytes).map_err(|e| {
+            format!("not UTF-8 text (byte {} is not valid UTF-8; save the file as UTF-8)", e.utf8_error().valid_up_to() + 1)
+        }))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ProfileError::Read { path: path.to_path_buf(), source: e }),
+    }
+}
+
 /// `file.bak`, or `file.bak.2`, … if that exists: an older backup is never overwritten either.
-fn backup_path(path: &Path) -> PathBuf {
+pub(crate) fn backup_path(path: &Path) -> PathBuf {
     let base = PathBuf::from(format!("{}.bak", path.display()));
     if !base.exists() {
         return base;
@@ -364,10 +379,10 @@ pub fn load_from(root: &Path, name: &str) -> Result<Profile, ProfileError> {
     }
     let dir = root.join("profiles").join(name);
     let path = dir.join("settings.toml");
-    if !path.exists() {
+    let Some(text) = read_text(&path)? else {
         return Ok(Profile { name: name.to_string(), dir, settings: Settings::default(), from_file: false });
-    }
-    let text = std::fs::read_to_string(&path).map_err(|source| ProfileError::Read { path: path.clone(), source })?;
+    };
+    let text = text.map_err(|message| ProfileError::Parse { path: path.clone(), message })?;
     let settings = parse_settings(&path, &text)?;
     Ok(Profile { name: name.to_string(), dir, settings, from_file: true })
 }
@@ -535,6 +550,28 @@ mod tests {
         let e = save_settings(&path, &Settings::default()).expect_err("no folder");
         assert!(matches!(e, ProfileError::Write { .. }), "{e:?}");
         assert!(e.to_string().starts_with("cannot write "), "{e}");
+    }
+
+    /// A Latin-1 "ü" in a comment: the file is kept as .bak and the user told,
+    /// never quietly overwritten by the next save.
+    #[test]
+    fn a_settings_file_that_is_not_utf8_is_kept_and_reported() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (p, _) = open_from(dir.path(), "lea").expect("create");
+        let original: &[u8] = b"# Einstellungen f\xfcr Lea\n[pointer]\ndwell_ms = 1500.0\n";
+        std::fs::write(p.dir.join("settings.toml"), original).expect("write");
+        let (p, notes) = open_from(dir.path(), "lea").expect("open");
+        assert!(notes.recovered.iter().any(|n| n.contains("not UTF-8") && n.contains("settings.toml.bak")), "{notes:?}");
+        assert_eq!(std::fs::read(p.dir.join("settings.toml.bak")).expect("bak"), original);
+        assert_eq!(p.settings, Settings::default());
+        // The strict loader of the tools says the same, and touches nothing.
+        std::fs::write(p.dir.join("settings.toml"), original).expect("write");
+        let msg = load_from(dir.path(), "lea").map(|_| ()).expect_err("strict").to_string();
+        assert!(msg.contains("not UTF-8"), "{msg}");
+        std::fs::remove_file(p.dir.join("settings.toml")).expect("remove");
+        std::fs::write(p.dir.join("calibration.toml"), b"brow_on = 0.05 # \xe9\n").expect("write");
+        let (_, notes) = open_from(dir.path(), "lea").expect("open");
+        assert!(notes.recovered.iter().any(|n| n.contains("calibration.toml") && n.contains("not UTF-8")), "{notes:?}");
     }
 
     #[test]

@@ -471,7 +471,8 @@ impl FacemouseApp {
                 self.background = apply_style(ctx, &p.settings.ui);
                 self.send(Intent::Settings(Box::new(p.settings.clone())));
                 let dir = p.dir.join("menus");
-                if let Ok(m) = menus::load_dir(&dir) {
+                if let Ok((m, menu_notes)) = menus::load_user_dir(&dir, &crate::data_dir().join("menus")) {
+                    self.notes.extend(menu_notes);
                     let ui = &p.settings.ui;
                     self.menu = MenuPanel::new(Navigator::new(m), dir, ui.menu_columns, ui.scanning, ui.scan_step_ms, p.settings.pointer.dwell_ms);
                 }
@@ -659,7 +660,10 @@ pub struct Launch {
 /// No display, or a source that cannot be opened.
 pub fn run(launch: Launch) -> anyhow::Result<()> {
     let menus_dir = launch.profile.dir.join("menus");
-    let menus = menus::load_dir(&menus_dir).or_else(|_| menus::load_dir(&crate::data_dir().join("menus")))?;
+    let (menus, menu_notes) = menus::load_user_dir(&menus_dir, &crate::data_dir().join("menus"))?;
+    for n in &menu_notes {
+        tracing::warn!("{n}");
+    }
     let nav = Navigator::new(menus);
     let worker = worker::Worker::start(launch.profile.settings.clone(), launch.source)?;
     let options = eframe::NativeOptions {
@@ -669,7 +673,8 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         dithering: false,
         ..Default::default()
     };
-    let Launch { profile, notes, show_menu, calibrate, .. } = launch;
+    let Launch { profile, mut notes, show_menu, calibrate, .. } = launch;
+    notes.extend(menu_notes);
     eframe::run_native(
         "Facemouse",
         options,
