@@ -6,6 +6,7 @@ pub mod capture;
 pub mod eval;
 pub mod events;
 pub mod fs;
+pub mod instance;
 pub mod labels;
 pub mod menus;
 pub mod output;

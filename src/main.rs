@@ -202,6 +202,8 @@ fn run() -> Result<()> {
                 anyhow::bail!("the trace {} would overwrite the input: give --trace another file name", t.display());
             }
             let prof = profile::load(&cli.profile).context("cannot load the profile")?;
+            // Driving the desktop: one instance at a time.
+            let _lock = if drive { Some(facemouse::instance::acquire(&profile::config_root()?)?) } else { None };
             if drive {
                 // Fail early, in one line, when there is no desktop to drive.
                 drop(DesktopSink::new().context("cannot drive the desktop")?);
@@ -336,6 +338,7 @@ fn cameras() -> Result<()> {
 /// camera, the first camera, or the demo clip without one.
 fn gui(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str, show_menu: bool, calibrate: bool) -> Result<()> {
     let root = profile::config_root()?;
+    let _lock = facemouse::instance::acquire(&root)?;
     let (prof, notes) = profile::open_from(&root, profile_name).context("cannot open the profile")?;
     let mut messages = notes.recovered.clone();
     let source = match recording {
@@ -392,6 +395,7 @@ impl facemouse::session::Observer for Printer {
 
 /// Without a display (or with --headless): the live session, printing what it sees.
 fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str) -> Result<()> {
+    let _lock = facemouse::instance::acquire(&profile::config_root()?)?;
     let prof = profile::load(profile_name).context("cannot load the profile")?;
     let mut messages = Vec::new();
     let source = match recording {

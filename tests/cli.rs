@@ -139,7 +139,8 @@ fn an_empty_folder_is_one_clear_line() {
 
 #[test]
 fn a_camera_that_does_not_exist_is_one_clear_line() {
-    let out = run(bin().args(["--camera", "57"]));
+    let config = tempfile::tempdir().expect("tempdir");
+    let out = run(bin().args(["--camera", "57"]).env("FACEMOUSE_CONFIG_DIR", config.path()));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_one_line_error(&out, &["camera 57 not found", "facemouse cameras"]);
     assert!(!err.contains("not built yet"));
@@ -251,4 +252,46 @@ fn synth_refuses_what_it_cannot_make() {
         assert_one_line_error(&out, &["cannot make this sequence", args[0]]);
         assert!(!tmp.path().join("s").exists(), "{args:?}: nothing written");
     }
+}
+
+/// A named pipe given as the video is refused at once (the decoder blocked
+/// on it for ever, deaf to Ctrl-C).
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_refused_not_waited_on() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let fifo = tmp.path().join("fifo.avi");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let out = run(bin().arg("replay").arg(&fifo));
+    assert_one_line_error(&out, &["fifo.avi", "not a regular file"]);
+}
+
+/// A second Facemouse is refused in one line while the first runs: two
+/// would fight over the pointer and both click.
+#[test]
+fn a_second_instance_is_refused_while_the_first_runs() {
+    let config = tempfile::tempdir().expect("tempdir");
+    let mut first = bin()
+        .args(["--headless", "--source"])
+        .arg(demo_dir().join("video.avi"))
+        .env("FACEMOUSE_CONFIG_DIR", config.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut line = String::new();
+    let mut reader = std::io::BufReader::new(first.stdout.take().expect("stdout"));
+    std::io::BufRead::read_line(&mut reader, &mut line).expect("line");
+    assert!(line.starts_with("Running headless"), "{line}");
+    let out = run(bin().args(["--headless", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
+    let _ = first.kill();
+    let _ = first.wait();
+    assert_one_line_error(&out, &["already running", &format!("process {}", first.id())]);
+    // Once the first has ended, the next one may run.
+    let out = run(bin().args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -34,6 +34,10 @@ impl VideoFileSource {
         if path.is_dir() {
             return Err(CaptureError::NotAVideo { path: path.to_path_buf(), reason: "it is a folder".into() });
         }
+        // A named pipe or a device would block the decoder, signals and all.
+        if !path.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(CaptureError::NotAVideo { path: path.to_path_buf(), reason: "it is not a regular file (a pipe or a device)".into() });
+        }
         let not_video = |reason: String| CaptureError::NotAVideo { path: path.to_path_buf(), reason };
         let name = path.to_str().ok_or_else(|| not_video("the path is not valid UTF-8".into()))?;
         let mut cap = VideoCapture::from_file(name, videoio::CAP_FFMPEG).map_err(|e| not_video(e.message))?;

@@ -186,7 +186,7 @@ impl FacemouseApp {
             Outcome::Moved => {}
             Outcome::Launch(l) => {
                 // Without a shell: the program and its arguments as written.
-                self.status_message = match std::process::Command::new(&l.program).args(&l.args).spawn() {
+                self.status_message = match start_program(std::process::Command::new(&l.program).args(&l.args)) {
                     Ok(_) => format!("Started {}", l.program),
                     Err(e) => format!("Cannot start {}: {e}", l.program),
                 };
@@ -195,7 +195,7 @@ impl FacemouseApp {
             Outcome::Keys(k) => self.send(Intent::Keys(k)),
             Outcome::Url(u) => {
                 let opener = if cfg!(target_os = "macos") { "open" } else if cfg!(windows) { "explorer" } else { "xdg-open" };
-                self.status_message = match std::process::Command::new(opener).arg(&u).spawn() {
+                self.status_message = match start_program(std::process::Command::new(opener).arg(&u)) {
                     Ok(_) => format!("Opening {u}"),
                     Err(e) => format!("Cannot open {u}: {e}"),
                 };
@@ -204,6 +204,16 @@ impl FacemouseApp {
             Outcome::Close => self.show_menu = false,
         }
     }
+}
+
+/// Starts a program from a menu and lets it run on its own. A thread named
+/// "reaper" waits for it, so a program that ends leaves no zombie behind.
+fn start_program(cmd: &mut std::process::Command) -> std::io::Result<()> {
+    let mut child = cmd.stdin(std::process::Stdio::null()).spawn()?;
+    std::thread::Builder::new().name("reaper".into()).spawn(move || {
+        let _ = child.wait();
+    })?;
+    Ok(())
 }
 
 /// A button that is pressed by a click or by resting the pointer on it for the
@@ -692,6 +702,37 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Children of this process that have ended but were not waited for.
+    #[cfg(target_os = "linux")]
+    fn zombies() -> usize {
+        let me = std::process::id().to_string();
+        std::fs::read_dir("/proc")
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+                    .filter(|st| {
+                        let rest: Vec<&str> = st.rsplit_once(") ").map(|(_, r)| r.split_whitespace().collect()).unwrap_or_default();
+                        rest.first() == Some(&"Z") && rest.get(1) == Some(&me.as_str())
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn programs_started_from_the_menu_leave_no_zombies() {
+        for _ in 0..3 {
+            start_program(std::process::Command::new("true").stdout(std::process::Stdio::null())).expect("start");
+        }
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        while zombies() > 0 && Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(zombies(), 0);
+    }
 
     #[test]
     fn the_click_sound_is_a_well_formed_wav() {
