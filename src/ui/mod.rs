@@ -187,7 +187,7 @@ impl FacemouseApp {
             Outcome::Launch(l) => {
                 // Without a shell: the program and its arguments as written.
                 self.status_message = match start_program(std::process::Command::new(&l.program).args(&l.args)) {
-                    Ok(_) => format!("Started {}", l.program),
+                    Ok(()) => format!("Started {}", l.program),
                     Err(e) => format!("Cannot start {}: {e}", l.program),
                 };
             }
@@ -196,7 +196,7 @@ impl FacemouseApp {
             Outcome::Url(u) => {
                 let opener = if cfg!(target_os = "macos") { "open" } else if cfg!(windows) { "explorer" } else { "xdg-open" };
                 self.status_message = match start_program(std::process::Command::new(opener).arg(&u)) {
-                    Ok(_) => format!("Opening {u}"),
+                    Ok(()) => format!("Opening {u}"),
                     Err(e) => format!("Cannot open {u}: {e}"),
                 };
             }
