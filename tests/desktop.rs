@@ -347,3 +347,42 @@ fn a_recording_as_the_camera_moves_the_real_pointer_only_with_drive() {
     assert_eq!(places.len(), 1, "the pointer stays where it was: {places:?}");
     assert_no_button_held(&x.display);
 }
+
+/// TERM, INT and HUP (a logout, `kill`, Ctrl-C) close the window as its
+/// close button does: exit 0, nothing left pressed (it died with 143, 130, 129).
+#[test]
+fn the_window_closes_cleanly_on_termination_signals() {
+    let Some(x) = xvfb() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    clip(tmp.path());
+    for sig in ["TERM", "INT", "HUP"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_facemouse"))
+            .env("DISPLAY", &x.display)
+            .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))
+            .env("LIBGL_ALWAYS_SOFTWARE", "1")
+            .arg("--source")
+            .arg(tmp.path().join("video.avi"))
+            .arg("--drive")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("facemouse");
+        std::thread::sleep(Duration::from_secs(4));
+        let sent = Command::new("kill").arg(format!("-{sig}")).arg(child.id().to_string()).status().expect("kill");
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let status = loop {
+            if let Ok(Some(s)) = child.try_wait() {
+                break Some(s);
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(status.is_some_and(|s| s.success()), "SIG{sig}: {status:?}");
+        assert_no_button_held(&x.display);
+    }
+}

@@ -655,6 +655,39 @@ fn plot_ui(ui: &mut egui::Ui, history: &VecDeque<(f64, f64, f64)>, s: &Settings)
     });
 }
 
+/// SIGTERM, SIGINT and SIGHUP (a logout, `kill`, Ctrl-C in the terminal)
+/// close the window as its close button does: the session stops and
+/// releases any held button. A second signal ends the process at once.
+fn close_on_signals() -> Arc<std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = Arc::clone(&flag);
+    let set = ctrlc::set_handler(move || {
+        if f.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = set {
+        tracing::warn!("cannot handle termination signals: {e}");
+    }
+    flag
+}
+
+/// Closes the window once `flag` is set (see [`close_on_signals`]).
+fn watch_signals(flag: Arc<std::sync::atomic::AtomicBool>, ctx: egui::Context) {
+    let spawned = std::thread::Builder::new().name("signals".into()).spawn(move || {
+        while !flag.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        tracing::info!("closing on a termination signal");
+        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        ctx.request_repaint();
+    });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot watch for termination signals: {e}");
+    }
+}
+
 /// What the window needs to start.
 pub struct Launch {
     pub profile: Profile,
@@ -685,10 +718,12 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
     };
     let Launch { profile, mut notes, show_menu, calibrate, .. } = launch;
     notes.extend(menu_notes);
+    let closing = close_on_signals();
     eframe::run_native(
         "Facemouse",
         options,
         Box::new(move |cc| {
+            watch_signals(closing, cc.egui_ctx.clone());
             let mut app = FacemouseApp::new(cc, profile, notes, nav, worker, show_menu);
             if calibrate {
                 app.wizard = Some(Wizard::new(app.profile.settings.clone()));
