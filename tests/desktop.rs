@@ -386,3 +386,34 @@ fn the_window_closes_cleanly_on_termination_signals() {
         assert_no_button_held(&x.display);
     }
 }
+
+/// A run killed during a drag leaves the left button held in the X server
+/// (SIGKILL cannot be caught). The next start releases it.
+#[test]
+fn a_button_left_held_by_a_killed_run_is_released_at_the_next_start() {
+    let Some(x) = xvfb() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let down = Command::new("xdotool").env("DISPLAY", &x.display).args(["mousedown", "1"]).status();
+    if !down.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return;
+    }
+    let (conn, screen) = x11rb::connect(Some(&x.display)).expect("connect");
+    let root = conn.setup().roots[screen].root;
+    let mask = conn.query_pointer(root).expect("query").reply().expect("reply").mask;
+    assert_ne!(u16::from(mask) & 0x100, 0, "the button is held before the start");
+    // Any driving start: a one-frame replay is enough.
+    let frames = tmp.path().join("frames");
+    std::fs::create_dir_all(&frames).expect("dir");
+    std::fs::copy(synth::default_photo(), frames.join("0001.png")).expect("frame");
+    let out = Command::new(env!("CARGO_BIN_EXE_facemouse"))
+        .env("DISPLAY", &x.display)
+        .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))
+        .args(["replay", "--drive"])
+        .arg(&frames)
+        .output()
+        .expect("facemouse");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("left mouse button was left held"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_no_button_held(&x.display);
+}

@@ -76,8 +76,37 @@ impl DesktopSink {
         let settings = Settings { linux_delay: 1, release_keys_when_dropped: true, x11_display: display.map(str::to_string), ..Settings::default() };
         let enigo = Enigo::new(&settings).map_err(|e| OutputError::Backend(format!("{e} (is there a desktop session? on Linux, DISPLAY must name an X server)")))?;
         let desktop = virtual_desktop(&enigo, display)?;
-        Ok(Self { enigo, held: Vec::new(), desktop })
+        let mut sink = Self { enigo, held: Vec::new(), desktop };
+        sink.release_stuck_buttons(display);
+        Ok(sink)
     }
+
+    /// A previous run killed during a drag (SIGKILL, a crash) leaves the
+    /// button held in the X server, and a hands-free user cannot release it.
+    /// The first time this process opens the desktop, any held button is
+    /// released (and said so in the log).
+    #[cfg(target_os = "linux")]
+    fn release_stuck_buttons(&mut self, display: Option<&str>) {
+        use x11rb::connection::Connection;
+        use x11rb::protocol::xproto::ConnectionExt;
+        static CHECKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if CHECKED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let Ok((conn, screen)) = x11rb::connect(display) else { return };
+        let root = conn.setup().roots[screen].root;
+        let Some(q) = conn.query_pointer(root).ok().and_then(|c| c.reply().ok()) else { return };
+        let mask = u16::from(q.mask);
+        for (bit, b, name) in [(0x100, Button::Left, "left"), (0x200, Button::Middle, "middle"), (0x400, Button::Right, "right")] {
+            if mask & bit != 0 {
+                tracing::warn!("the {name} mouse button was left held (by a run that was killed?); releasing it");
+                let _ = self.enigo.button(button(b), Direction::Release);
+            }
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn release_stuck_buttons(&mut self, _display: Option<&str>) {}
 
     /// The desktop the pointer maps onto.
     #[must_use]
