@@ -16,7 +16,7 @@ CARGO ?= cargo
 BIN := target/release/facemouse
 COST_SECONDS ?= 20
 
-.PHONY: run test deps build bench cost clean
+.PHONY: run test deps build bench cost fuzz clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -48,6 +48,10 @@ test: deps
 
 bench: deps
 	$(CARGO) bench
+
+# Mutation fuzzing of the profile and menu parsers, 100 000 cases (tests/fuzz.rs).
+fuzz: deps
+	FACEMOUSE_FUZZ_CASES=$${FACEMOUSE_FUZZ_CASES:-100000} $(CARGO) test --release --test fuzz -- --nocapture
 
 # CPU per thread: headless, window visible, window minimized (docs/performance.md).
 cost: build

@@ -144,6 +144,11 @@ macro_rules! say_raw {
     ($($t:tt)*) => { say(format_args!($($t)*), false) };
 }
 
+/// Whether `e` comes from writing to a pipe whose reader has gone.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
 fn say(args: std::fmt::Arguments<'_>, newline: bool) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
@@ -174,6 +179,8 @@ fn main() -> ExitCode {
     let _ = opencv::core::set_log_level(opencv::core::LogLevel::LOG_LEVEL_SILENT);
     match run() {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`| head`): stop quietly, as other tools do.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("facemouse: {}", one_line(&e));
             ExitCode::from(2)
@@ -372,18 +379,24 @@ fn camera_or_demo(camera: Option<&str>, remembered: &str, messages: &mut Vec<Str
 /// Prints what a headless session sees: state changes and numbered events.
 struct Printer {
     last_state: Option<facemouse::events::TrackState>,
+    /// The reader of standard output has gone (`| head`): the run ends quietly.
+    reader_gone: bool,
 }
 
 impl facemouse::session::Observer for Printer {
     fn frame(&mut self, tick: &facemouse::session::Tick<'_>) -> Result<(), facemouse::session::SessionError> {
         let rec = tick.record;
-        let closed = |e: anyhow::Error| facemouse::session::SessionError::Observer(one_line(&e));
+        let gone = &mut self.reader_gone;
+        let mut closed = |e: anyhow::Error| {
+            *gone = is_broken_pipe(&e);
+            facemouse::session::SessionError::Observer(one_line(&e))
+        };
         if self.last_state != Some(rec.state) {
-            say!("state: {}", serde_json::to_string(&rec.state).unwrap_or_default().trim_matches('"')).map_err(closed)?;
+            say!("state: {}", serde_json::to_string(&rec.state).unwrap_or_default().trim_matches('"')).map_err(&mut closed)?;
             self.last_state = Some(rec.state);
         }
         for (n, e) in tick.events {
-            say!("{:>9.1} s  #{n} {}", rec.t_ms / 1000.0, serde_json::to_string(e).unwrap_or_default().trim_matches('"')).map_err(closed)?;
+            say!("{:>9.1} s  #{n} {}", rec.t_ms / 1000.0, serde_json::to_string(e).unwrap_or_default().trim_matches('"')).map_err(&mut closed)?;
         }
         Ok(())
     }
@@ -413,7 +426,11 @@ fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, pr
     let stop = stop_flag();
     let (_tx, rx) = crossbeam_channel::bounded(1);
     let mut session = facemouse::session::Session::new(prof.settings.clone(), source.spec, source.looping, source.drive);
-    let summary = session.run(&rx, &stop, &mut Printer { last_state: None })?;
+    let mut printer = Printer { last_state: None, reader_gone: false };
+    let summary = match session.run(&rx, &stop, &mut printer) {
+        Err(_) if printer.reader_gone => return Ok(()),
+        r => r?,
+    };
     print_summary(&summary, None)
 }
 

@@ -216,8 +216,8 @@ fn a_trace_never_destroys_a_file() {
     assert_eq!(left.len(), 2, "no partial trace is left behind: {left:?}");
 }
 
-/// Output that cannot be written (a closed pipe, a full disk) ends the
-/// command with one line, not a panic.
+/// Output that cannot be written ends the command without a panic: a full
+/// disk with one line, a reader that went away (`| head`) quietly.
 #[test]
 fn output_that_cannot_be_written_is_one_clear_line() {
     if std::path::Path::new("/dev/full").exists() {
@@ -239,7 +239,10 @@ fn output_that_cannot_be_written_is_one_clear_line() {
     std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().expect("stdout")), &mut first).expect("line");
     let out = child.wait_with_output().expect("wait");
     assert!(first.starts_with("Running headless"), "{first}");
-    assert_one_line_error(&out, &["cannot write to standard output"]);
+    // The reader has gone, as with `| head`: it ends quietly.
+    assert!(out.status.success(), "{:?}", out.status);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 /// A sequence that cannot be made is one line, at once: `--seconds inf`
