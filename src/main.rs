@@ -193,6 +193,9 @@ fn stop_flag() -> Arc<AtomicBool> {
     let s = Arc::clone(&stop);
     // If the handler cannot be set (already set), Ctrl-C still ends the process.
     let _ = ctrlc::set_handler(move || s.store(true, Ordering::Relaxed));
+    // SIGQUIT (Ctrl-\) too: stop, releasing first, instead of dumping core with a button held.
+    #[cfg(unix)]
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGQUIT, Arc::clone(&stop));
     stop
 }
 

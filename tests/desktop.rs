@@ -214,7 +214,7 @@ fn assert_no_button_held(display: &str) {
 }
 
 /// A drag is under way (the left button held) when the user's session is
-/// ended with SIGTERM, or with Ctrl-C (SIGINT): the button is released.
+/// ended with SIGTERM, Ctrl-C (SIGINT), SIGHUP or SIGQUIT: the button is released.
 #[test]
 fn a_signal_during_a_drag_leaves_no_button_pressed() {
     let Some(x) = xvfb() else { return };
@@ -227,7 +227,7 @@ fn a_signal_during_a_drag_leaves_no_button_pressed() {
     let profile = tmp.path().join("config/profiles/default");
     std::fs::create_dir_all(&profile).expect("mkdir");
     std::fs::write(profile.join("settings.toml"), "[switch]\nbrow_raise = \"drag_toggle\"\n").expect("profile");
-    for signal in ["TERM", "INT"] {
+    for signal in ["TERM", "INT", "HUP", "QUIT"] {
         let win = window(&x.display);
         let trace = tmp.path().join(format!("{signal}.jsonl"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_facemouse"))
@@ -348,14 +348,15 @@ fn a_recording_as_the_camera_moves_the_real_pointer_only_with_drive() {
     assert_no_button_held(&x.display);
 }
 
-/// TERM, INT and HUP (a logout, `kill`, Ctrl-C) close the window as its
-/// close button does: exit 0, nothing left pressed (it died with 143, 130, 129).
+/// TERM, INT, HUP and QUIT (a logout, `kill`, Ctrl-C, Ctrl-\) close the
+/// window as its close button does: exit 0, nothing left pressed (it died
+/// with 143, 130, 129, and a core dump).
 #[test]
 fn the_window_closes_cleanly_on_termination_signals() {
     let Some(x) = xvfb() else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
     clip(tmp.path());
-    for sig in ["TERM", "INT", "HUP"] {
+    for sig in ["TERM", "INT", "HUP", "QUIT"] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_facemouse"))
             .env("DISPLAY", &x.display)
             .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))

@@ -670,6 +670,11 @@ fn close_on_signals() -> Arc<std::sync::atomic::AtomicBool> {
     if let Err(e) = set {
         tracing::warn!("cannot handle termination signals: {e}");
     }
+    // SIGQUIT (Ctrl-\) closes the window too, instead of dumping core with a button held.
+    #[cfg(unix)]
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGQUIT, Arc::clone(&flag)) {
+        tracing::warn!("cannot handle SIGQUIT: {e}");
+    }
     flag
 }
 
