@@ -418,3 +418,33 @@ fn a_button_left_held_by_a_killed_run_is_released_at_the_next_start() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("left mouse button was left held"), "{}", String::from_utf8_lossy(&out.stderr));
     assert_no_button_held(&x.display);
 }
+
+/// A button held by someone else (a killed run's drag, here the middle
+/// button pressed from outside) is released when the user pauses.
+#[test]
+fn a_pause_releases_a_button_held_by_someone_else() {
+    let Some(x) = xvfb() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    clip(tmp.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_facemouse"))
+        .env("DISPLAY", &x.display)
+        .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))
+        .args(["replay", "--drive", "--realtime"])
+        .arg(tmp.path().join("video.avi"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("facemouse");
+    // After the start (which repairs once), before the long raise that pauses at about 7.3 s.
+    std::thread::sleep(Duration::from_millis(2500));
+    let down = Command::new("xdotool").env("DISPLAY", &x.display).args(["mousedown", "2"]).status();
+    if !down.is_ok_and(|s| s.success()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return;
+    }
+    let status = child.wait().expect("wait");
+    assert!(status.success());
+    assert_no_button_held(&x.display);
+}

@@ -30,6 +30,8 @@ pub struct DesktopSink {
     enigo: Enigo,
     held: Vec<Button>,
     desktop: Desktop,
+    /// The X display named at start (`None`: `DISPLAY`).
+    display: Option<String>,
 }
 
 fn backend(e: impl std::fmt::Display) -> OutputError {
@@ -76,7 +78,7 @@ impl DesktopSink {
         let settings = Settings { linux_delay: 1, release_keys_when_dropped: true, x11_display: display.map(str::to_string), ..Settings::default() };
         let enigo = Enigo::new(&settings).map_err(|e| OutputError::Backend(format!("{e} (is there a desktop session? on Linux, DISPLAY must name an X server)")))?;
         let desktop = virtual_desktop(&enigo, display)?;
-        let mut sink = Self { enigo, held: Vec::new(), desktop };
+        let mut sink = Self { enigo, held: Vec::new(), desktop, display: display.map(str::to_string) };
         sink.release_stuck_buttons(display);
         Ok(sink)
     }
@@ -85,15 +87,20 @@ impl DesktopSink {
     /// button held in the X server, and a hands-free user cannot release it.
     /// The first time this process opens the desktop, any held button is
     /// released (and said so in the log).
-    #[cfg(target_os = "linux")]
     fn release_stuck_buttons(&mut self, display: Option<&str>) {
+        static CHECKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if !CHECKED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            self.release_held_in_server(display);
+        }
+    }
+
+    /// Releases every mouse button the X server reports held.
+    #[cfg(target_os = "linux")]
+    fn release_held_in_server(&mut self, display: Option<&str>) {
         use x11rb::connection::Connection;
         use x11rb::protocol::xproto::ConnectionExt;
-        static CHECKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-        if CHECKED.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            return;
-        }
-        let Ok((conn, screen)) = x11rb::connect(display) else { return };
+        let display = display.map(str::to_string).or_else(|| self.display.clone());
+        let Ok((conn, screen)) = x11rb::connect(display.as_deref()) else { return };
         let root = conn.setup().roots[screen].root;
         let Some(q) = conn.query_pointer(root).ok().and_then(|c| c.reply().ok()) else { return };
         let mask = u16::from(q.mask);
@@ -106,7 +113,7 @@ impl DesktopSink {
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn release_stuck_buttons(&mut self, _display: Option<&str>) {}
+    fn release_held_in_server(&mut self, _display: Option<&str>) {}
 
     /// The desktop the pointer maps onto.
     #[must_use]
@@ -228,6 +235,10 @@ impl PointerSink for DesktopSink {
             Command::Key(chord) => self.key_chord(chord),
             Command::Type(text) => self.enigo.text(text).map_err(backend),
             Command::OpenMenu => Ok(()),
+            Command::ReleaseHeld => {
+                self.release_held_in_server(None);
+                Ok(())
+            }
         }
     }
 }

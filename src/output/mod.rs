@@ -33,6 +33,9 @@ pub enum Command {
     Type(String),
     /// Open the navigation menu (the UI's business; the desktop sinks ignore it).
     OpenMenu,
+    /// Release every mouse button the desktop reports held, whoever pressed
+    /// it (on pause: repairs what a killed run left behind).
+    ReleaseHeld,
 }
 
 /// Output failures.

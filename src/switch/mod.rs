@@ -276,6 +276,8 @@ impl SwitchDecider {
         self.paused = !self.paused;
         if self.paused {
             self.release_all(commands, events);
+            // And whatever else the desktop reports held (a killed run's drag).
+            commands.push(Command::ReleaseHeld);
             events.push(Event::Pause);
         } else {
             events.push(Event::Resume);
