@@ -448,3 +448,28 @@ fn a_pause_releases_a_button_held_by_someone_else() {
     assert!(status.success());
     assert_no_button_held(&x.display);
 }
+
+/// With a window open, a second Facemouse (a window, or headless) is refused
+/// in one line: two would fight over the pointer and over the profile.
+#[test]
+fn a_second_window_is_refused_while_one_is_open() {
+    let Some(x) = xvfb() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let start = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_facemouse"));
+        c.env("DISPLAY", &x.display).env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config")).env("LIBGL_ALWAYS_SOFTWARE", "1").arg("--source").arg(&clip);
+        c
+    };
+    let mut first = start().stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("first window");
+    std::thread::sleep(Duration::from_secs(3));
+    let second = start().output().expect("second window");
+    let third = start().arg("--headless").output().expect("headless");
+    let _ = first.kill();
+    let _ = first.wait();
+    for out in [second, third] {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("already running") && err.contains(&format!("process {}", first.id())), "{err}");
+    }
+}
