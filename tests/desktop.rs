@@ -25,9 +25,29 @@ struct Xvfb {
 }
 
 impl Drop for Xvfb {
+    /// SIGTERM first, so that Xvfb removes its lock file (a SIGKILL leaves
+    /// `/tmp/.XN-lock` behind, and the display numbers run out over runs).
     fn drop(&mut self) {
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Whether display `num` is in use: a lock file whose process still runs
+/// (a stale lock, left by a killed server, does not count).
+fn display_in_use(num: usize) -> bool {
+    let lock = format!("/tmp/.X{num}-lock");
+    match std::fs::read_to_string(&lock) {
+        Ok(text) => text.trim().parse::<u32>().map_or(true, |pid| Path::new(&format!("/proc/{pid}")).exists()),
+        Err(_) => Path::new(&format!("/tmp/.X11-unix/X{num}")).exists() && Path::new(&lock).exists(),
     }
 }
 
@@ -36,9 +56,12 @@ fn xvfb() -> Option<Xvfb> {
     let serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     for n in 0..20 {
         let num = 70 + (std::process::id() as usize + n) % 100;
-        if Path::new(&format!("/tmp/.X11-unix/X{num}")).exists() || Path::new(&format!("/tmp/.X{num}-lock")).exists() {
+        if display_in_use(num) {
             continue;
         }
+        // A stale lock (its server is gone) would stop Xvfb from starting here.
+        let _ = std::fs::remove_file(format!("/tmp/.X{num}-lock"));
+        let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{num}"));
         let Ok(mut child) = Command::new("Xvfb")
             .arg(format!(":{num}"))
             .args(["-screen", "0", "1280x800x24", "-noreset", "-nolisten", "tcp"])
@@ -63,7 +86,7 @@ fn xvfb() -> Option<Xvfb> {
         let _ = child.kill();
         let _ = child.wait();
     }
-    eprintln!("skipped: Xvfb did not start");
+    eprintln!("skipped: Xvfb did not start on any free display");
     None
 }
 
