@@ -71,6 +71,22 @@ impl Look {
     }
 }
 
+/// How far the eye near `eye` departs from `look`: 1 − the correlation at
+/// the best alignment within `r` pixels. The patch of `size` is copied into
+/// `patch` where the eye looks most like the look, or, for an eye that no
+/// longer looks like it at all (shut), where the tracker puts it. `None`
+/// when the eye is off the image.
+fn departure(gray: &Mat, look: &Look, eye: Point, r: i32, size: (i32, i32), result: &mut Mat, patch: &mut Mat) -> Result<Option<f64>, VisionError> {
+    let Some(m) = ncc::search(gray, &look.tmpl, eye, r, r, result)? else {
+        return Ok(None);
+    };
+    let at = if m.score >= ALIGNED_NCC { m.pos } else { eye };
+    if !ncc::extract(gray, at, size.0, size.1, patch)? {
+        return Ok(None);
+    }
+    Ok(Some(1.0 - m.score))
+}
+
 /// What one eye showed on this frame.
 #[derive(Debug, Clone, Copy, Default)]
 struct Seen {
@@ -285,22 +301,20 @@ impl EyeState {
         let mut seen = [Seen::default(); 2];
         for k in 0..2 {
             let Some(look) = &self.open[k] else { return Ok(None) };
-            let Some(m) = ncc::search(gray, &look.tmpl, eyes[k], r, r, &mut self.result)? else {
+            let Some(departure) = departure(gray, look, eyes[k], r, self.size, &mut self.result, &mut self.patch[k])? else {
                 return Ok(None);
             };
-            // The patch where the eye looks most like itself; an eye that no
-            // longer looks like its open look at all (shut) where the tracker puts it.
-            let at = if m.score >= ALIGNED_NCC { m.pos } else { eyes[k] };
-            if !ncc::extract(gray, at, self.size.0, self.size.1, &mut self.patch[k])? {
-                return Ok(None);
-            }
-            let departure = 1.0 - m.score;
             seen[k] = Seen { departure, closure: 0.0 };
             if self.rest[k].len() >= EYE_MIN_SAMPLES {
-                seen[k].closure = (departure - self.rest[k].median()) / self.span(k);
+                seen[k].closure = self.closure(k, departure);
             }
         }
         Ok(Some(seen))
+    }
+
+    /// Eye `k`'s departure above its rest level, in spans (1 = the blink threshold).
+    fn closure(&self, k: usize, departure: f64) -> f64 {
+        (departure - self.rest[k].median()) / self.span(k)
     }
 
     /// The departure above rest that makes closure 1: many times the eye's
@@ -360,14 +374,10 @@ impl EyeState {
         let mut closure = [0.0; 2];
         for k in 0..2 {
             let Some(look) = &self.held[k] else { return Ok(false) };
-            let Some(m) = ncc::search(gray, &look.tmpl, eyes[k], r, r, &mut self.result)? else {
+            let Some(d) = departure(gray, look, eyes[k], r, self.size, &mut self.result, &mut self.held_patch[k])? else {
                 return Ok(false);
             };
-            let at = if m.score >= ALIGNED_NCC { m.pos } else { eyes[k] };
-            if !ncc::extract(gray, at, self.size.0, self.size.1, &mut self.held_patch[k])? {
-                return Ok(false);
-            }
-            closure[k] = (1.0 - m.score - self.rest[k].median()) / self.span(k);
+            closure[k] = self.closure(k, d);
         }
         let mean = f64::midpoint(closure[0], closure[1]);
         let least = closure[0].min(closure[1]);
