@@ -12,20 +12,8 @@ use std::path::{Path, PathBuf};
 /// # Errors
 /// The folder cannot be written (permissions, a full disk, a missing folder).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().map_or_else(|| "file".into(), |n| n.to_string_lossy().to_string());
-    let mut attempt = 0u32;
-    let (tmp, mut file) = loop {
-        let tmp = dir.join(format!(".{name}.tmp-{}-{attempt}", std::process::id()));
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(f) => break (tmp, f),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-            Err(e) => return Err(e),
-        }
-    };
+    let (tmp, mut file) = create_beside(path, "tmp")?;
+    let dir = folder_of(path);
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     drop(file);
     if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
@@ -38,6 +26,34 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// The folder `path` is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A new, hidden file beside `path` (`.NAME.TAG-PID-N`), created for this
+/// process only: never an existing file, nor through a link planted there.
+/// Returns its path and the file, open for writing.
+///
+/// # Errors
+/// The folder cannot be written.
+pub fn create_beside(path: &Path, tag: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    let dir = folder_of(path);
+    let name = path.file_name().map_or_else(|| "file".into(), |n| n.to_string_lossy().to_string());
+    let mut attempt = 0u32;
+    loop {
+        let tmp = dir.join(format!(".{name}.{tag}-{}-{attempt}", std::process::id()));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 #[cfg(test)]

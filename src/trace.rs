@@ -100,21 +100,7 @@ impl TraceWriter {
     /// # Errors
     /// When the file cannot be created (a missing or read-only folder).
     pub fn create(path: &Path) -> Result<Self, TraceError> {
-        let io = |source| TraceError::Io { path: path.to_path_buf(), source };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = path.file_name().map_or_else(|| "trace".into(), |n| n.to_string_lossy().to_string());
-        let mut attempt = 0u32;
-        let (tmp, f) = loop {
-            let tmp = dir.join(format!(".{name}.part-{}-{attempt}", std::process::id()));
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
-                Ok(f) => break (tmp, f),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-                Err(e) => return Err(io(e)),
-            }
-        };
+        let (tmp, f) = crate::fs::create_beside(path, "part").map_err(|source| TraceError::Io { path: path.to_path_buf(), source })?;
         Ok(Self { path: path.to_path_buf(), tmp, out: Some(BufWriter::new(f)), line: Vec::with_capacity(512) })
     }
 
