@@ -216,6 +216,25 @@ fn a_trace_never_destroys_a_file() {
     assert_eq!(left.len(), 2, "no partial trace is left behind: {left:?}");
 }
 
+/// `facemouse --headless --source DEMO` with its own config folder, once it
+/// has printed its first line ("Running headless …"); the rest of its
+/// output is in the returned reader, whose end closes the pipe.
+fn headless_demo(config: &Path, stderr: Stdio) -> (std::process::Child, std::io::BufReader<std::process::ChildStdout>) {
+    let mut child = bin()
+        .args(["--headless", "--source"])
+        .arg(demo_dir().join("video.avi"))
+        .env("FACEMOUSE_CONFIG_DIR", config)
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn");
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut reader, &mut first).expect("line");
+    assert!(first.starts_with("Running headless"), "{first}");
+    (child, reader)
+}
+
 /// Output that cannot be written ends the command without a panic: a full
 /// disk with one line, a reader that went away (`| head`) quietly.
 #[test]
@@ -226,19 +245,10 @@ fn output_that_cannot_be_written_is_one_clear_line() {
         assert_one_line_error(&out, &["cannot write to standard output"]);
     }
     let config = tempfile::tempdir().expect("tempdir");
-    let mut child = bin()
-        .args(["--headless", "--source"])
-        .arg(demo_dir().join("video.avi"))
-        .env("FACEMOUSE_CONFIG_DIR", config.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    // Read the first line, then close the pipe, as `| head -1` does.
-    let mut first = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().expect("stdout")), &mut first).expect("line");
+    let (child, reader) = headless_demo(config.path(), Stdio::piped());
+    // The first line was read: close the pipe, as `| head -1` does.
+    drop(reader);
     let out = child.wait_with_output().expect("wait");
-    assert!(first.starts_with("Running headless"), "{first}");
     // The reader has gone, as with `| head`: it ends quietly.
     assert!(out.status.success(), "{:?}", out.status);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -278,18 +288,8 @@ fn a_named_pipe_is_refused_not_waited_on() {
 #[test]
 fn a_second_instance_is_refused_while_the_first_runs() {
     let config = tempfile::tempdir().expect("tempdir");
-    let mut first = bin()
-        .args(["--headless", "--source"])
-        .arg(demo_dir().join("video.avi"))
-        .env("FACEMOUSE_CONFIG_DIR", config.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut line = String::new();
-    let mut reader = std::io::BufReader::new(first.stdout.take().expect("stdout"));
-    std::io::BufRead::read_line(&mut reader, &mut line).expect("line");
-    assert!(line.starts_with("Running headless"), "{line}");
+    // The reader is kept while the second starts: a closed pipe would end the first.
+    let (mut first, _reader) = headless_demo(config.path(), Stdio::null());
     let out = run(bin().args(["--headless", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
     let _ = first.kill();
     let _ = first.wait();
