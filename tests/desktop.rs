@@ -51,6 +51,14 @@ fn display_in_use(num: usize) -> bool {
     }
 }
 
+/// `facemouse` on the private display, with its own config folder and
+/// software OpenGL (for the window).
+fn facemouse(x: &Xvfb, config: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_facemouse"));
+    c.env("DISPLAY", &x.display).env(facemouse::profile::CONFIG_DIR_ENV, config).env("LIBGL_ALWAYS_SOFTWARE", "1");
+    c
+}
+
 /// Starts a private X server, or says why it cannot.
 fn xvfb() -> Option<Xvfb> {
     let serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -183,10 +191,8 @@ fn replay_drive_clicks_the_real_desktop_exactly_as_the_trace_says() {
     clip(tmp.path());
     let win = window(&x.display);
     let trace = tmp.path().join("t.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_facemouse"))
-        .env("DISPLAY", &x.display)
-        .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))
-        .args(["replay", "--drive", "--trace"])
+    let out = facemouse(&x, &tmp.path().join("config"))
+                .args(["replay", "--drive", "--trace"])
         .arg(&trace)
         .arg(tmp.path().join("video.avi"))
         .output()
@@ -253,10 +259,8 @@ fn a_signal_during_a_drag_leaves_no_button_pressed() {
     for signal in ["TERM", "INT", "HUP", "QUIT"] {
         let win = window(&x.display);
         let trace = tmp.path().join(format!("{signal}.jsonl"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_facemouse"))
-            .env("DISPLAY", &x.display)
-            .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))
-            .args(["replay", "--drive", "--realtime", "--trace"])
+        let mut child = facemouse(&x, &tmp.path().join("config"))
+                        .args(["replay", "--drive", "--realtime", "--trace"])
             .arg(&trace)
             .arg(tmp.path().join("video.avi"))
             .stdout(Stdio::null())
@@ -317,11 +321,8 @@ fn pointer_at(display: &str) -> (i16, i16) {
 /// (unless `to_the_end`) the X pointer has been at 20 places; returns the
 /// places seen (up to 20) and how it exited.
 fn pointer_places(x: &Xvfb, config: &Path, args: &[&std::ffi::OsStr], limit: Duration, to_the_end: bool) -> (Vec<(i16, i16)>, Option<std::process::ExitStatus>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_facemouse"))
-        .env("DISPLAY", &x.display)
-        .env(facemouse::profile::CONFIG_DIR_ENV, config)
-        .env("LIBGL_ALWAYS_SOFTWARE", "1")
-        .args(args)
+    let mut child = facemouse(x, config)
+                .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -380,11 +381,8 @@ fn the_window_closes_cleanly_on_termination_signals() {
     let tmp = tempfile::tempdir().expect("tempdir");
     clip(tmp.path());
     for sig in ["TERM", "INT", "HUP", "QUIT"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_facemouse"))
-            .env("DISPLAY", &x.display)
-            .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))
-            .env("LIBGL_ALWAYS_SOFTWARE", "1")
-            .arg("--source")
+        let mut child = facemouse(&x, &tmp.path().join("config"))
+                        .arg("--source")
             .arg(tmp.path().join("video.avi"))
             .arg("--drive")
             .stdout(Stdio::null())
@@ -430,10 +428,8 @@ fn a_button_left_held_by_a_killed_run_is_released_at_the_next_start() {
     let frames = tmp.path().join("frames");
     std::fs::create_dir_all(&frames).expect("dir");
     std::fs::copy(synth::default_photo(), frames.join("0001.png")).expect("frame");
-    let out = Command::new(env!("CARGO_BIN_EXE_facemouse"))
-        .env("DISPLAY", &x.display)
-        .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))
-        .args(["replay", "--drive"])
+    let out = facemouse(&x, &tmp.path().join("config"))
+                .args(["replay", "--drive"])
         .arg(&frames)
         .output()
         .expect("facemouse");
@@ -449,10 +445,8 @@ fn a_pause_releases_a_button_held_by_someone_else() {
     let Some(x) = xvfb() else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
     clip(tmp.path());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_facemouse"))
-        .env("DISPLAY", &x.display)
-        .env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config"))
-        .args(["replay", "--drive", "--realtime"])
+    let mut child = facemouse(&x, &tmp.path().join("config"))
+                .args(["replay", "--drive", "--realtime"])
         .arg(tmp.path().join("video.avi"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -480,8 +474,8 @@ fn a_second_window_is_refused_while_one_is_open() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
     let start = || {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_facemouse"));
-        c.env("DISPLAY", &x.display).env(facemouse::profile::CONFIG_DIR_ENV, tmp.path().join("config")).env("LIBGL_ALWAYS_SOFTWARE", "1").arg("--source").arg(&clip);
+        let mut c = facemouse(&x, &tmp.path().join("config"));
+        c.arg("--source").arg(&clip);
         c
     };
     let mut first = start().stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("first window");
