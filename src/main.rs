@@ -346,11 +346,23 @@ fn cameras() -> Result<()> {
 /// The window: the profile opened leniently (a broken file is kept as .bak and
 /// the user is told), and a recording, the camera named, the remembered
 /// camera, the first camera, or the demo clip without one.
+///
+/// One Facemouse drives the pointer: a window that would drive it while
+/// another does is refused. A window that only shows a recording may open
+/// beside it; if another window has its profile open, it uses the profile
+/// read-only and says so.
 fn gui(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str, show_menu: bool, calibrate: bool) -> Result<()> {
     let root = profile::config_root()?;
-    let _lock = facemouse::instance::acquire(&root)?;
-    let (prof, notes) = profile::open_from(&root, profile_name).context("cannot open the profile")?;
+    let drive_lock = drive_lock(recording.as_ref())?;
+    // The profile's lock before its files are read: only the window that
+    // may save a profile moves a broken file aside.
+    if !profile::valid_name(profile_name) {
+        return Err(profile::ProfileError::BadName(profile_name.into())).context("cannot open the profile");
+    }
+    let access = facemouse::instance::open_profile(&root, profile_name)?;
+    let (prof, notes) = if access.read_only().is_some() { profile::open_read_only(&root, profile_name) } else { profile::open_from(&root, profile_name) }.context("cannot open the profile")?;
     let mut messages = notes.recovered.clone();
+    messages.extend(access.read_only());
     let source = match recording {
         Some(r) => r,
         None => camera_or_demo(camera, &prof.settings.ui.camera, &mut messages)?,
@@ -358,7 +370,18 @@ fn gui(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, pro
     for m in &messages {
         eprintln!("facemouse: {m}");
     }
-    facemouse::ui::run(facemouse::ui::Launch { profile: prof, notes: messages, source, show_menu, calibrate })
+    facemouse::ui::run(facemouse::ui::Launch { profile: prof, notes: messages, source, show_menu, calibrate, access, drive_lock })
+}
+
+/// The lock of the one Facemouse that drives the pointer, taken when free.
+/// When another instance holds it, a run that would drive (a camera, or
+/// `--drive`) is refused; one that only shows a recording runs without it.
+fn drive_lock(recording: Option<&facemouse::ui::SourceChoice>) -> Result<Option<facemouse::instance::InstanceLock>> {
+    match facemouse::instance::acquire(&profile::config_root()?) {
+        Ok(l) => Ok(Some(l)),
+        Err(facemouse::instance::InstanceError::Running { .. }) if recording.is_some_and(|r| !r.drive) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The camera the user names (it must exist: one clear line, not a window
@@ -411,7 +434,7 @@ impl facemouse::session::Observer for Printer {
 
 /// Without a display (or with --headless): the live session, printing what it sees.
 fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str) -> Result<()> {
-    let _lock = facemouse::instance::acquire(&profile::config_root()?)?;
+    let _lock = drive_lock(recording.as_ref())?;
     let prof = profile::load(profile_name).context("cannot load the profile")?;
     let mut messages = Vec::new();
     let source = match recording {

@@ -76,7 +76,9 @@ pub fn config_root() -> Result<PathBuf, ProfileError> {
         .ok_or(ProfileError::NoConfigDir)
 }
 
-fn valid_name(name: &str) -> bool {
+/// Whether `name` can name a profile (a folder name that stays in the config folder).
+#[must_use]
+pub fn valid_name(name: &str) -> bool {
     !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
@@ -256,13 +258,28 @@ pub struct OpenNotes {
 /// # Errors
 /// A bad name, or a config folder that cannot be written.
 pub fn open_from(root: &Path, name: &str) -> Result<(Profile, OpenNotes), ProfileError> {
+    open_with(root, name, true)
+}
+
+/// Opens profile `name` as [`open_from`] does, but writes nothing: for a
+/// window whose profile another window has open (and may save). A new
+/// profile gets the defaults in memory; a broken file is reported, left
+/// where it is, and the defaults are used.
+///
+/// # Errors
+/// A bad name, or a file that exists but cannot be read.
+pub fn open_read_only(root: &Path, name: &str) -> Result<(Profile, OpenNotes), ProfileError> {
+    open_with(root, name, false)
+}
+
+fn open_with(root: &Path, name: &str, may_write: bool) -> Result<(Profile, OpenNotes), ProfileError> {
     if !valid_name(name) {
         return Err(ProfileError::BadName(name.to_string()));
     }
     let dir = root.join("profiles").join(name);
     let mut notes = OpenNotes::default();
     let io = |path: &Path, e: std::io::Error| ProfileError::Read { path: path.to_path_buf(), source: e };
-    if !dir.exists() {
+    if !dir.exists() && may_write {
         std::fs::create_dir_all(dir.join("menus")).map_err(|e| io(&dir, e))?;
         let menus = shipped_defaults().join("menus");
         if let Ok(entries) = std::fs::read_dir(&menus) {
@@ -282,6 +299,10 @@ pub fn open_from(root: &Path, name: &str) -> Result<(Profile, OpenNotes), Profil
     let parsed = read_text(&path)?.map(|text| text.map_err(|why| ProfileError::Parse { path: path.clone(), message: why }).and_then(|t| parse_settings(&path, &t)));
     let settings = match parsed {
         Some(Ok(s)) => s,
+        Some(Err(e)) if !may_write => {
+            notes.recovered.push(format!("{e}; using the defaults"));
+            Settings::default()
+        }
         Some(Err(e)) => {
             let bak = backup_path(&path);
             std::fs::rename(&path, &bak).map_err(|err| io(&path, err))?;
@@ -300,6 +321,7 @@ pub fn open_from(root: &Path, name: &str) -> Result<(Profile, OpenNotes), Profil
         });
         match parsed {
             Ok(s) => settings = s,
+            Err(why) if !may_write => notes.recovered.push(format!("{}: {why}; not used", cal_path.display())),
             Err(why) => {
                 let bak = backup_path(&cal_path);
                 std::fs::rename(&cal_path, &bak).map_err(|err| io(&cal_path, err))?;
@@ -307,7 +329,8 @@ pub fn open_from(root: &Path, name: &str) -> Result<(Profile, OpenNotes), Profil
             }
         }
     }
-    Ok((Profile { name: name.to_string(), dir, settings, from_file: true }, notes))
+    let from_file = path.exists();
+    Ok((Profile { name: name.to_string(), dir, settings, from_file }, notes))
 }
 
 /// The profiles that exist under `root`, by name.
@@ -509,6 +532,21 @@ mod tests {
         let (p, _) = open_from(dir.path(), "gus").expect("open");
         assert_eq!(std::fs::read_to_string(p.dir.join("settings.toml.bak")).expect("first"), "[pointer\n");
         assert!(p.dir.join("settings.toml.bak.2").exists());
+    }
+
+    #[test]
+    fn a_read_only_open_writes_nothing_and_moves_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (p, notes) = open_read_only(dir.path(), "new").expect("open");
+        assert_eq!(p.settings, Settings::default());
+        assert!(!notes.created && !p.dir.exists(), "a read-only open must not create the profile");
+        write(dir.path(), "kim", "[pointer\n");
+        std::fs::write(dir.path().join("profiles/kim/calibration.toml"), "range = 3\n").expect("calibration");
+        let (p, notes) = open_read_only(dir.path(), "kim").expect("open");
+        assert_eq!(p.settings, Settings::default());
+        assert_eq!(notes.recovered.len(), 2, "both problems are reported: {notes:?}");
+        assert_eq!(std::fs::read_to_string(p.dir.join("settings.toml")).expect("left in place"), "[pointer\n");
+        assert!(p.dir.join("calibration.toml").exists() && !p.dir.join("settings.toml.bak").exists() && !p.dir.join("calibration.toml.bak").exists());
     }
 
     #[test]

@@ -283,18 +283,18 @@ fn a_named_pipe_is_refused_not_waited_on() {
     assert_one_line_error(&out, &["fifo.avi", "not a regular file"]);
 }
 
-/// A second Facemouse is refused in one line while the first runs: two
-/// would fight over the pointer and both click.
+/// A second Facemouse that would drive the pointer is refused in one line
+/// while the first runs: two would fight over the pointer and both click. One
+/// that only shows a recording may run beside it.
 #[test]
-fn a_second_instance_is_refused_while_the_first_runs() {
+fn a_second_instance_that_would_drive_is_refused_while_the_first_runs() {
     let config = tempfile::tempdir().expect("tempdir");
-    // The reader is kept while the second starts: a closed pipe would end the first.
+    // The reader is kept while the others start: a closed pipe would end the first.
     let (mut first, _reader) = headless_demo(config.path(), Stdio::null());
-    let out = run(bin().args(["--headless", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
+    let driving = run(bin().args(["--headless", "--drive", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
+    let showing = run(bin().args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
     let _ = first.kill();
     let _ = first.wait();
-    assert_one_line_error(&out, &["already running", &format!("process {}", first.id())]);
-    // Once the first has ended, the next one may run.
-    let out = run(bin().args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_one_line_error(&driving, &["already running", &format!("process {}", first.id())]);
+    assert!(showing.status.success(), "{}", String::from_utf8_lossy(&showing.stderr));
 }

@@ -466,10 +466,12 @@ fn a_pause_releases_a_button_held_by_someone_else() {
     assert_no_button_held(&x.display);
 }
 
-/// With a window open, a second Facemouse (a window, or headless) is refused
-/// in one line: two would fight over the pointer and over the profile.
+/// With a window open, a second Facemouse that would drive the pointer (a
+/// window, or headless) is refused in one line: two would fight over the
+/// pointer. A second window that only shows a recording opens, with the
+/// profile read-only, and says so: two would overwrite each other's settings.
 #[test]
-fn a_second_window_is_refused_while_one_is_open() {
+fn a_second_driver_is_refused_and_a_second_window_gets_the_profile_read_only() {
     let Some(x) = xvfb() else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
     let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
@@ -480,8 +482,16 @@ fn a_second_window_is_refused_while_one_is_open() {
     };
     let mut first = start().stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("first window");
     std::thread::sleep(Duration::from_secs(3));
-    let second = start().output().expect("second window");
-    let third = start().arg("--headless").output().expect("headless");
+    let second = start().arg("--drive").output().expect("second window");
+    let third = start().args(["--headless", "--drive"]).output().expect("headless");
+    let log = tmp.path().join("viewer.log");
+    let mut viewer = start().stdout(Stdio::null()).stderr(std::fs::File::create(&log).expect("log")).spawn().expect("viewer");
+    let settings = tmp.path().join("config/profiles/default/settings.toml");
+    let before = std::fs::read(&settings).expect("settings");
+    std::thread::sleep(Duration::from_secs(4));
+    let viewer_ran = matches!(viewer.try_wait(), Ok(None));
+    let _ = viewer.kill();
+    let _ = viewer.wait();
     let _ = first.kill();
     let _ = first.wait();
     for out in [second, third] {
@@ -489,4 +499,8 @@ fn a_second_window_is_refused_while_one_is_open() {
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains("already running") && err.contains(&format!("process {}", first.id())), "{err}");
     }
+    let err = std::fs::read_to_string(&log).expect("viewer log");
+    assert!(viewer_ran, "a window that only shows a recording must open beside the first: {err}");
+    assert!(err.contains("read-only") && err.contains(&format!("process {}", first.id())), "{err}");
+    assert_eq!(std::fs::read(&settings).expect("settings"), before);
 }

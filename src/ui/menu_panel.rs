@@ -63,12 +63,15 @@ pub struct MenuPanel {
     pub editing: bool,
     hover: Option<super::Dwell>,
     pub message: String,
+    /// Why the menus are not saved (another window has the profile open), or
+    /// `None` when they are.
+    pub read_only: Option<String>,
 }
 
 impl MenuPanel {
     #[must_use]
     pub fn new(nav: Navigator, dir: PathBuf, columns: usize, scanning: bool, scan_step_ms: f64, dwell_ms: f64) -> Self {
-        Self { nav, scanner: Scanner::new(columns, scan_step_ms), dir, columns: columns.max(1), scanning, dwell_ms, editing: false, hover: None, message: String::new() }
+        Self { nav, scanner: Scanner::new(columns, scan_step_ms), dir, columns: columns.max(1), scanning, dwell_ms, editing: false, hover: None, message: String::new(), read_only: None }
     }
 
     /// The scanning switch (an eyebrow raise's click): enters a row or selects.
@@ -189,6 +192,10 @@ impl MenuPanel {
     }
 
     fn save_menu(&mut self, name: &str, menu: &Menu) {
+        if let Some(why) = &self.read_only {
+            self.message = format!("Not saved: {why}");
+            return;
+        }
         let path = self.dir.join(format!("{name}.toml"));
         self.message = match menu.save(&path) {
             Ok(()) => format!("Saved {}", path.display()),

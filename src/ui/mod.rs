@@ -26,7 +26,7 @@ use menu_panel::MenuPanel;
 use crate::profile::{Profile, Settings};
 
 pub use crate::session::Intent;
-pub use worker::{Snapshot, SourceChoice};
+pub use worker::{Snapshot, SourceChoice, Worker};
 
 /// The profile's `[ui]` table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,7 +123,6 @@ pub struct FacemouseApp {
     history: VecDeque<(f64, f64, f64)>,
     menu: MenuPanel,
     show_menu: bool,
-    start: Instant,
     /// The sequence number of the last event the window acted on.
     last_event_seen: u64,
     status_message: String,
@@ -131,18 +130,27 @@ pub struct FacemouseApp {
     control_hover: Option<Dwell>,
     /// Cameras and profiles, looked up every few seconds off the UI thread.
     choices: Choices,
+    /// Whether this window may save its profile (another window may have it open).
+    access: crate::instance::ProfileAccess,
+    /// Held while this window may drive the pointer: a window showing a
+    /// recording next to another Facemouse has none, and cannot switch to a camera.
+    drive_lock: Option<crate::instance::InstanceLock>,
     // Last, so it stops after the rest is gone.
     worker: worker::Worker,
 }
 
 impl FacemouseApp {
-    /// Builds the app around a running worker.
+    /// Builds the app around a running worker (`launch.source` is the
+    /// worker's; the app only shows it).
     #[must_use]
-    pub fn new(cc: &eframe::CreationContext<'_>, profile: Profile, notes: Vec<String>, menus: Navigator, worker: worker::Worker, show_menu: bool) -> Self {
-        worker.set_repaint(cc.egui_ctx.clone());
+    pub fn new(ctx: &egui::Context, launch: Launch, menus: Navigator, worker: worker::Worker) -> Self {
+        let Launch { profile, notes, show_menu, calibrate, access, drive_lock, .. } = launch;
+        worker.set_repaint(ctx.clone());
         let ui = profile.settings.ui.clone();
-        let background = apply_style(&cc.egui_ctx, &ui);
-        let menu = MenuPanel::new(menus, profile.dir.join("menus"), ui.menu_columns, ui.scanning, ui.scan_step_ms, profile.settings.pointer.dwell_ms);
+        let background = apply_style(ctx, &ui);
+        let mut menu = MenuPanel::new(menus, profile.dir.join("menus"), ui.menu_columns, ui.scanning, ui.scan_step_ms, profile.settings.pointer.dwell_ms);
+        menu.read_only = access.read_only();
+        let wizard = calibrate.then(|| Wizard::new(profile.settings.clone()));
         Self {
             background,
             menu,
@@ -154,11 +162,12 @@ impl FacemouseApp {
             shown_frame: 0,
             history: VecDeque::with_capacity(HISTORY_MAX),
             show_menu,
-            start: Instant::now(),
             last_event_seen: 0,
             status_message: String::new(),
-            wizard: None,
+            wizard,
             control_hover: None,
+            access,
+            drive_lock,
             choices: Choices::start(),
             worker,
         }
@@ -169,11 +178,44 @@ impl FacemouseApp {
         let _ = self.intents.try_send(i);
     }
 
+    /// Whether this window may drive the pointer, taking the lock if it can;
+    /// if another Facemouse drives it, the status line says so.
+    fn may_drive(&mut self) -> bool {
+        if self.drive_lock.is_some() {
+            return true;
+        }
+        match crate::profile::config_root().map_err(|e| e.to_string()).and_then(|r| crate::instance::acquire(&r).map_err(|e| e.to_string())) {
+            Ok(l) => {
+                self.drive_lock = Some(l);
+                true
+            }
+            Err(why) => {
+                self.status_message = format!("Cannot use a camera here: {why}");
+                false
+            }
+        }
+    }
+
     fn settings(&self) -> &Settings {
         &self.profile.settings
     }
 
+    /// Whether saving is refused (the profile is open in another window);
+    /// the status line then says so.
+    fn refuse_save(&mut self) -> bool {
+        match self.access.read_only() {
+            Some(why) => {
+                self.status_message = format!("Not saved: {why}");
+                true
+            }
+            None => false,
+        }
+    }
+
     fn save_profile(&mut self) {
+        if self.refuse_save() {
+            return;
+        }
         let path = self.profile.dir.join("settings.toml");
         self.status_message = match crate::profile::save_settings(&path, &self.profile.settings) {
             Ok(()) => format!("Saved {}", path.display()),
@@ -226,8 +268,9 @@ fn dwell_button(ui: &mut egui::Ui, text: RichText, hover: &mut Option<Dwell>, dw
     r.clicked() || fired
 }
 
-/// Dwell state: which target, since when, and whether it has fired.
-pub type Dwell = (egui::Id, Instant, bool);
+/// Dwell state: which target, since when (the UI's clock, seconds), and
+/// whether it has fired.
+pub type Dwell = (egui::Id, f64, bool);
 
 /// Tracks dwell on `r` (identified by `id`); true once when the dwell completes.
 pub fn dwell(ui: &egui::Ui, r: &egui::Response, id: egui::Id, hover: &mut Option<Dwell>, dwell_ms: f64) -> bool {
@@ -240,7 +283,7 @@ pub fn dwell(ui: &egui::Ui, r: &egui::Response, id: egui::Id, hover: &mut Option
     match *hover {
         Some((h, _, true)) if h == id => false,
         Some((h, since, false)) if h == id => {
-            let frac = since.elapsed().as_secs_f64() * 1000.0 / dwell_ms;
+            let frac = (ui.input(|i| i.time) - since) * 1000.0 / dwell_ms;
             ui.painter().rect_stroke(r.rect, 4.0, Stroke::new((4.0 * frac.min(1.0)) as f32, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
             ui.ctx().request_repaint_after(DWELL_REPAINT);
             if frac >= 1.0 {
@@ -250,7 +293,7 @@ pub fn dwell(ui: &egui::Ui, r: &egui::Response, id: egui::Id, hover: &mut Option
             false
         }
         _ => {
-            *hover = Some((id, Instant::now(), false));
+            *hover = Some((id, ui.input(|i| i.time), false));
             ui.ctx().request_repaint_after(DWELL_REPAINT);
             false
         }
@@ -307,9 +350,25 @@ fn state_text(s: &Snapshot) -> (String, Color32) {
 
 impl eframe::App for FacemouseApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+
+    fn clear_color(&self, _visuals: &egui::Visuals) -> [f32; 4] {
+        self.background.to_normalized_gamma_f32()
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        let _ = self.intents.try_send(Intent::Quit);
+    }
+}
+
+impl FacemouseApp {
+    /// The window's contents. Time is the UI's clock (`egui::InputState::time`),
+    /// never the system's, so that a test can step it.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
         let snap = self.snapshot.lock().map(|s| s.clone()).unwrap_or_default();
         let ctx = ui.ctx().clone();
-        let t = self.start.elapsed().as_secs_f64();
+        let t = ui.input(|i| i.time);
         // Clicks from the switch (each event once, by its sequence number):
         // the click sound, and the scanning menu's select.
         let clicks = snap.events.iter().filter(|(n, e)| *n > self.last_event_seen && e.is_click()).count();
@@ -412,7 +471,7 @@ impl eframe::App for FacemouseApp {
                     }
                 }
                 let current = if ui_s.camera.is_empty() { "first".to_string() } else { ui_s.camera.clone() };
-                if dwell_button(ui, big(&format!("Camera: {current}")), &mut hover, dwell_ms) && !cameras.is_empty() {
+                if dwell_button(ui, big(&format!("Camera: {current}")), &mut hover, dwell_ms) && !cameras.is_empty() && self.may_drive() {
                     let next = cameras.iter().position(|c| c.name == ui_s.camera).map_or(0, |i| (i + 1) % cameras.len());
                     let name = cameras[next].name.clone();
                     self.profile.settings.ui.camera.clone_from(&name);
@@ -437,14 +496,6 @@ impl eframe::App for FacemouseApp {
         if self.show_menu && self.settings().ui.scanning {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
-    }
-
-    fn clear_color(&self, _visuals: &egui::Visuals) -> [f32; 4] {
-        self.background.to_normalized_gamma_f32()
-    }
-
-    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
-        let _ = self.intents.try_send(Intent::Quit);
     }
 }
 
@@ -475,9 +526,20 @@ impl FacemouseApp {
 
     /// Another user's profile, applied live: settings, style and menus.
     fn switch_profile(&mut self, root: &std::path::Path, name: &str, ctx: &egui::Context) {
-        match crate::profile::open_from(root, name) {
+        // The new profile's lock first: its files are written (a broken one
+        // kept as .bak) only by the window that may save it.
+        let access = match crate::instance::open_profile(root, name) {
+            Ok(a) => a,
+            Err(e) => {
+                self.status_message = format!("Cannot open profile {name}: {e}");
+                return;
+            }
+        };
+        let opened = if access.read_only().is_some() { crate::profile::open_read_only(root, name) } else { crate::profile::open_from(root, name) };
+        match opened {
             Ok((p, notes)) => {
                 self.notes = notes.recovered;
+                self.notes.extend(access.read_only());
                 self.background = apply_style(ctx, &p.settings.ui);
                 self.send(Intent::Settings(Box::new(p.settings.clone())));
                 let dir = p.dir.join("menus");
@@ -485,8 +547,10 @@ impl FacemouseApp {
                     self.notes.extend(menu_notes);
                     let ui = &p.settings.ui;
                     self.menu = MenuPanel::new(Navigator::new(m), dir, ui.menu_columns, ui.scanning, ui.scan_step_ms, p.settings.pointer.dwell_ms);
+                    self.menu.read_only = access.read_only();
                 }
                 self.status_message = format!("Profile {name}");
+                self.access = access;
                 self.profile = p;
             }
             Err(e) => self.status_message = format!("Cannot open profile {name}: {e}"),
@@ -519,10 +583,12 @@ impl FacemouseApp {
                 self.profile.settings = s.clone();
                 self.send(Intent::Settings(Box::new(s.clone())));
                 self.save_profile();
-                self.status_message = match crate::profile::Calibration::of(&s).save(&self.profile.dir) {
-                    Ok(()) => "Calibration saved".into(),
-                    Err(e) => format!("Calibration not saved: {e}"),
-                };
+                if !self.refuse_save() {
+                    self.status_message = match crate::profile::Calibration::of(&s).save(&self.profile.dir) {
+                        Ok(()) => "Calibration saved".into(),
+                        Err(e) => format!("Calibration not saved: {e}"),
+                    };
+                }
             }
             Some(Err(why)) => self.status_message = format!("Calibration not saved: {why}"),
             None => self.wizard = Some(w),
@@ -696,24 +762,30 @@ fn watch_signals(flag: Arc<std::sync::atomic::AtomicBool>, ctx: egui::Context) {
 /// What the window needs to start.
 pub struct Launch {
     pub profile: Profile,
+    /// Problems met on the way (a broken file kept as .bak, a profile open
+    /// elsewhere), shown in the window until the profile changes.
     pub notes: Vec<String>,
     pub source: SourceChoice,
     pub show_menu: bool,
     pub calibrate: bool,
+    /// Whether the window may save the profile.
+    pub access: crate::instance::ProfileAccess,
+    /// The lock of the instance that drives the pointer, if this window holds it.
+    pub drive_lock: Option<crate::instance::InstanceLock>,
 }
 
 /// Opens the window and runs until it is closed.
 ///
 /// # Errors
 /// No display, or a source that cannot be opened.
-pub fn run(launch: Launch) -> anyhow::Result<()> {
+pub fn run(mut launch: Launch) -> anyhow::Result<()> {
     let menus_dir = launch.profile.dir.join("menus");
     let (menus, menu_notes) = menus::load_user_dir(&menus_dir, &crate::data_dir().join("menus"))?;
     for n in &menu_notes {
         tracing::warn!("{n}");
     }
     let nav = Navigator::new(menus);
-    let worker = worker::Worker::start(launch.profile.settings.clone(), launch.source)?;
+    let worker = worker::Worker::start(launch.profile.settings.clone(), launch.source.clone())?;
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default().with_title("Facemouse").with_inner_size([1280.0, 800.0]).with_maximized(true),
         // Dithering costs a noise term on every pixel of every repaint: with
@@ -721,19 +793,14 @@ pub fn run(launch: Launch) -> anyhow::Result<()> {
         dithering: false,
         ..Default::default()
     };
-    let Launch { profile, mut notes, show_menu, calibrate, .. } = launch;
-    notes.extend(menu_notes);
+    launch.notes.extend(menu_notes);
     let closing = close_on_signals();
     eframe::run_native(
         "Facemouse",
         options,
         Box::new(move |cc| {
             watch_signals(closing, cc.egui_ctx.clone());
-            let mut app = FacemouseApp::new(cc, profile, notes, nav, worker, show_menu);
-            if calibrate {
-                app.wizard = Some(Wizard::new(app.profile.settings.clone()));
-            }
-            Ok(Box::new(app))
+            Ok(Box::new(FacemouseApp::new(&cc.egui_ctx, launch, nav, worker)))
         }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e} (is there a display? on Linux, DISPLAY must name an X server)"))

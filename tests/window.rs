@@ -1,0 +1,92 @@
+//! The main window as its user meets it, driven by accessibility label
+//! (egui_kittest) with the UI's clock stepped by the test, never read from
+//! the system: dwell on a toggle fires once at the dwell time and saves the
+//! profile; a profile another window has open is used read-only; a source
+//! that cannot be read shows its problem in words.
+
+use std::path::Path;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use facemouse::instance::{self, ProfileAccess};
+use facemouse::menus::{self, Navigator};
+use facemouse::profile;
+use facemouse::ui::{FacemouseApp, Launch, SourceChoice, Worker};
+
+/// The window on profile "default" under `root`, showing a recording that
+/// does not exist (the worker runs, and reports it).
+fn window(root: &Path, access: ProfileAccess) -> Harness<'static, FacemouseApp> {
+    let (prof, _) = profile::open_from(root, "default").expect("profile");
+    let source = SourceChoice::recording(&root.join("no-such-recording.avi"), false, false);
+    let worker = Worker::start(prof.settings.clone(), source.clone()).expect("worker");
+    let nav = Navigator::new(menus::load_dir(&facemouse::data_dir().join("menus")).expect("menus"));
+    let launch = Launch { profile: prof, notes: Vec::new(), source, show_menu: false, calibrate: false, access, drive_lock: None };
+    let ctx = egui::Context::default();
+    let app = FacemouseApp::new(&ctx, launch, nav, worker);
+    // Steps of 100 ms of the UI's clock: dwell times are counted in steps.
+    Harness::builder().with_size(egui::vec2(1280.0, 800.0)).with_step_dt(0.1).build_ui_state(|ui, app: &mut FacemouseApp| app.show(ui), app)
+}
+
+fn click_sound_saved(root: &Path) -> Option<bool> {
+    let text = std::fs::read_to_string(root.join("profiles/default/settings.toml")).ok()?;
+    Some(profile::parse_settings(Path::new("settings.toml"), &text).ok()?.ui.click_sound)
+}
+
+/// Rests the pointer on the target labelled `label` for `steps` steps of the UI's clock.
+fn rest_on(h: &mut Harness<'static, FacemouseApp>, label: &str, steps: usize) {
+    h.get_by_label(label).hover();
+    for _ in 0..steps {
+        h.step();
+    }
+}
+
+#[test]
+fn dwell_on_a_toggle_fires_once_at_the_dwell_time_and_saves_the_profile() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    h.run_steps(2);
+    assert_eq!(click_sound_saved(tmp.path()), Some(false));
+    // The default dwell is 1 s: at 0.8 s nothing has happened yet.
+    rest_on(&mut h, "Click sound: off", 8);
+    assert!(h.query_by_label("Click sound: off").is_some(), "fired before the dwell time");
+    rest_on(&mut h, "Click sound: off", 5);
+    assert!(h.query_by_label("Click sound: on").is_some(), "a full dwell must toggle");
+    assert_eq!(click_sound_saved(tmp.path()), Some(true), "the change is saved");
+    // Resting on longer never repeats: the pointer must leave first.
+    for _ in 0..30 {
+        h.step();
+    }
+    assert!(h.query_by_label("Click sound: on").is_some(), "a long rest toggled it back");
+}
+
+#[test]
+fn a_profile_open_in_another_window_is_used_read_only_and_never_written() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let _other_window = instance::open_profile(tmp.path(), "default").expect("first window");
+    let access = instance::open_profile(tmp.path(), "default").expect("second window");
+    assert!(access.read_only().is_some());
+    let mut h = window(tmp.path(), access);
+    let before = std::fs::read(tmp.path().join("profiles/default/settings.toml")).expect("settings");
+    h.run_steps(2);
+    rest_on(&mut h, "Click sound: off", 12);
+    // The change applies in this window, but is not saved, and the window says why.
+    assert!(h.query_by_label("Click sound: on").is_some(), "the toggle works in the window");
+    assert_eq!(std::fs::read(tmp.path().join("profiles/default/settings.toml")).expect("settings"), before, "a read-only profile was written");
+    assert!(h.query_by_label_contains("Not saved: Profile \"default\" is open in another Facemouse window").is_some(), "the status must say why");
+}
+
+#[test]
+fn a_source_that_cannot_be_read_shows_its_problem_in_words() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    // The worker reports from its own thread: step the UI until it shows it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while h.query_by_label_contains("no-such-recording.avi").is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        h.step();
+    }
+    assert!(h.query_by_label_contains("no-such-recording.avi").is_some(), "the missing recording must be named");
+    assert!(h.query_by_label("No picture from the camera").is_some(), "the status must not say it is searching");
+}
