@@ -9,7 +9,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use facemouse::capture::Frame;
 use facemouse::pipeline::Pipeline;
 use facemouse::profile::Settings;
-use facemouse::synth::{FaceAsset, Generator, SynthConfig, default_photo};
+use facemouse::lab::synth::{FaceAsset, Generator, SynthConfig, default_photo};
 use facemouse::vision::blinklink::BlinkLink;
 use facemouse::vision::face::{FaceDetector, Prepared};
 use facemouse::vision::locate::GenericEyes;
@@ -70,7 +70,7 @@ fn benches(c: &mut Criterion) {
 
     // A whole tick while tracking: the pipeline initializes on the clip's first
     // blink, then the benchmark cycles through the tracked part of the clip.
-    let mut pipeline = Pipeline::new(&Settings::default());
+    let mut pipeline = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
     for f in &clip[..60] {
         let _ = pipeline.tick(f, Instant::now());
     }

@@ -10,7 +10,7 @@ use facemouse::profile::Settings;
 fn main() -> anyhow::Result<()> {
     let path = std::env::args().nth(1).ok_or_else(|| anyhow::anyhow!("usage: signals VIDEO"))?;
     let mut src = VideoFileSource::open(std::path::Path::new(&path))?;
-    let mut p = Pipeline::new(&Settings::default());
+    let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
     let mut f = Frame::empty();
     println!("frame,state,closure_l,closure_r,eyes_closed,brow_lift,brows_raised,confidence,events");
     while let ReadOutcome::Frame = src.read(&mut f)? {

@@ -9,8 +9,9 @@
 //! centres and samples, to show how little capacity there is to gain.
 
 use facemouse::events::Point;
-use facemouse::pose::model::{self, Camera, Pose};
-use facemouse::pose::sma::{self, Sample, Sma, TrainConfig};
+use facemouse::face_model::{self as model, Camera, Pose};
+use facemouse::lab::pose_train::{self, Sample, TrainConfig};
+use facemouse::pose::sma;
 
 /// Sums of absolute errors per angle.
 #[derive(Default, Clone, Copy)]
@@ -46,11 +47,11 @@ fn weighted(props: &[[f64; 3]], logw: &[f64]) -> [f64; 3] {
 fn main() {
     let cfg = TrainConfig::default();
     let cam = Camera::for_image(640.0, 480.0);
-    let train = sma::generate(cfg.train, cfg.seed, cfg.noise_px);
-    let test = sma::generate(2000, 777, 1.0);
+    let train = pose_train::generate(cfg.train, cfg.seed, cfg.noise_px);
+    let test = pose_train::generate(2000, 777, 1.0);
     println!("test: 2000 samples at 1 px; MAE yaw/pitch/roll in degrees");
     for k in [1, 2, 4, 6] {
-        let (m, _) = Sma::fit(&train, k, cfg.centres, cfg.em_iterations, cfg.seed);
+        let (m, _) = pose_train::fit(&train, k, cfg.centres, cfg.em_iterations, cfg.seed);
         let (mut picked, mut soft, mut oracle) = (Mae::default(), Mae::default(), Mae::default());
         for s in &test {
             let obs: Vec<Point> = s.x.chunks(2).map(|c| [c[0], c[1]]).collect();
@@ -81,8 +82,8 @@ fn main() {
         println!("K={k}: feedback picks {}; feedback-weighted mean {}; oracle picks {}", picked.show(n), soft.show(n), oracle.show(n));
     }
     for (centres, samples) in [(300, 12_000), (500, 20_000)] {
-        let bigger = sma::generate(samples, cfg.seed, cfg.noise_px);
-        let (m, _) = Sma::fit(&bigger, 1, centres, cfg.em_iterations, cfg.seed);
+        let bigger = pose_train::generate(samples, cfg.seed, cfg.noise_px);
+        let (m, _) = pose_train::fit(&bigger, 1, centres, cfg.em_iterations, cfg.seed);
         let mut e = Mae::default();
         for s in &test {
             if let Some(p) = m.estimate(&s.x) {

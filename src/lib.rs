@@ -3,23 +3,24 @@
 //! See `ARCHITECTURE.md` for the data flow and which module owns what.
 
 pub mod capture;
-pub mod eval;
+pub mod command;
 pub mod events;
+pub mod face_model;
 pub mod fs;
 pub mod instance;
-pub mod labels;
+pub mod lab;
 pub mod menus;
+pub mod models;
 pub mod output;
 pub mod pipeline;
 pub mod pointer;
-pub mod pointer_eval;
 pub mod pose;
 pub mod profile;
 pub mod replay;
-pub mod resample;
 pub mod session;
+pub mod settings;
+pub mod stats;
 pub mod switch;
-pub mod synth;
 pub mod trace;
 pub mod ui;
 pub mod vision;

@@ -13,7 +13,7 @@ use facemouse::output::DesktopSink;
 use facemouse::profile;
 use facemouse::replay;
 use facemouse::session::RunSummary;
-use facemouse::synth::{self, FaceAsset, SynthConfig};
+use facemouse::lab::synth::{self, FaceAsset, SynthConfig};
 
 #[derive(Parser)]
 #[allow(clippy::struct_excessive_bools)] // command-line flags
@@ -228,7 +228,7 @@ fn run() -> Result<()> {
         Some(Command::TrainPose { out }) => {
             let path = out.unwrap_or_else(facemouse::pose::default_model_path);
             let started = std::time::Instant::now();
-            let m = facemouse::pose::Sma::train(&facemouse::pose::sma::TrainConfig::default());
+            let m = facemouse::lab::pose_train::train(&facemouse::lab::pose_train::TrainConfig::default());
             facemouse::pose::save(&m, &path)?;
             say!(
                 "wrote {} (K = {}, validation MAE by K: {:?}) in {:.1} s",
@@ -241,26 +241,26 @@ fn run() -> Result<()> {
         }
         Some(Command::EvalPose { sequences, json }) => {
             let model = facemouse::pose::load(&facemouse::pose::default_model_path())?;
-            let report = facemouse::pose::eval::run(&model, &sequences, &settings_for(&cli.profile)?)?;
+            let report = facemouse::lab::pose_eval::run(&model, &sequences, &settings_for(&cli.profile)?)?;
             if json {
                 say!("{}", serde_json::to_string(&report)?)?;
             } else {
-                say_raw!("{}", facemouse::pose::eval::table(&report))?;
+                say_raw!("{}", facemouse::lab::pose_eval::table(&report))?;
             }
             Ok(())
         }
         Some(Command::EvalPointer { json, seed }) => {
-            let rows = facemouse::pointer_eval::evaluate(seed);
-            let corners = facemouse::pointer_eval::corners_reached(&facemouse::pointer_eval::SimUser::default());
+            let rows = facemouse::lab::pointer_eval::evaluate(seed);
+            let corners = facemouse::lab::pointer_eval::corners_reached(&facemouse::lab::pointer_eval::SimUser::default());
             if json {
                 say!("{}", serde_json::json!({ "modes": rows, "corners_reached": corners }))?;
             } else {
-                say_raw!("{}", facemouse::pointer_eval::table(&rows, corners))?;
+                say_raw!("{}", facemouse::lab::pointer_eval::table(&rows, corners))?;
             }
             Ok(())
         }
         Some(Command::Resample { sequence, out, every, scale }) => {
-            let meta = facemouse::resample::resample(&sequence, &out, every, scale)?;
+            let meta = facemouse::lab::resample::resample(&sequence, &out, every, scale)?;
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }
@@ -299,9 +299,11 @@ fn run() -> Result<()> {
 fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, tol_s: Option<f64>, profile_name: &str) -> Result<()> {
     let prof = profile::load(profile_name).context("cannot load the profile")?;
     let mut all = Vec::new();
+    // Found once: a missing model is reported once, not for every sequence.
+    let models = facemouse::models::Models::load();
     for dir in sequences {
-        let seq = facemouse::labels::Sequence::load(dir)?;
-        let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &prof.settings)
+        let seq = facemouse::lab::labels::Sequence::load(dir)?;
+        let (records, _) = replay::collect_with(SourceSpec::Video { path: seq.video(), realtime: false }, &prof.settings, models.clone())
             .with_context(|| format!("cannot replay {}", dir.display()))?;
         if let Some(td) = trace_dir {
             std::fs::create_dir_all(td).with_context(|| format!("cannot create {}", td.display()))?;
@@ -312,17 +314,17 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
             }
             w.finish()?;
         }
-        all.push(facemouse::eval::score(&seq, &records, tol_s));
+        all.push(facemouse::lab::eval::score(&seq, &records, tol_s));
     }
-    let summary = facemouse::eval::summarize(&all);
+    let summary = facemouse::lab::eval::summarize(&all);
     if json {
-        let groups: serde_json::Map<String, serde_json::Value> = facemouse::eval::groups(&all)
+        let groups: serde_json::Map<String, serde_json::Value> = facemouse::lab::eval::groups(&all)
             .into_iter()
             .map(|(g, s)| (g, serde_json::to_value(s).unwrap_or_default()))
             .collect();
         say!("{}", serde_json::json!({ "sequences": all, "groups": groups, "summary": summary }))?;
     } else {
-        say_raw!("{}", facemouse::eval::table(&all, &summary))?;
+        say_raw!("{}", facemouse::lab::eval::table(&all, &summary))?;
     }
     Ok(())
 }

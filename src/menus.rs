@@ -50,7 +50,7 @@ pub struct ItemFile {
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keys: Option<String>,
+    pub keys: Option<crate::command::Chord>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,7 +72,7 @@ pub enum MenuAction {
     Submenu(String),
     Launch(Launch),
     Type(String),
-    Keys(String),
+    Keys(crate::command::Chord),
     Url(String),
     Back,
     Home,
@@ -128,7 +128,6 @@ impl ItemFile {
             found.push(MenuAction::Type(t.clone()));
         }
         if let Some(k) = &self.keys {
-            crate::output::parse_chord(k).map_err(|e| format!("`keys`: {e}"))?;
             found.push(MenuAction::Keys(k.clone()));
         }
         if let Some(u) = &self.url {
@@ -159,7 +158,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Menu, MenuError> {
     let invalid = |message: String| MenuError::Invalid { path: path.to_path_buf(), message };
     let file: MenuFile = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        invalid(line.map_or_else(|| e.message().to_string(), |l| format!("line {l}: {}", e.message())))
+        invalid(line.map_or_else(|| e.message().to_string(), |l| format!("line {l}{}: {}", where_in_menu(text, l), e.message())))
     })?;
     let mut items = Vec::with_capacity(file.items.len());
     for (i, it) in file.items.iter().enumerate() {
@@ -170,6 +169,26 @@ pub fn parse(path: &Path, text: &str) -> Result<Menu, MenuError> {
         items.push(Item { label: it.label.clone(), action });
     }
     Ok(Menu { title: file.title, items })
+}
+
+/// The field set on 1-based `line` of a menu file, and the label of the
+/// item it belongs to, as ", item \"Mail\", field `keys`" (what is known).
+fn where_in_menu(text: &str, line: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(at) = line.checked_sub(1).filter(|i| *i < lines.len()) else { return String::new() };
+    let mut out = String::new();
+    let start = lines[..=at].iter().rposition(|l| l.trim() == "[[items]]");
+    if let Some(start) = start {
+        let end = lines[start + 1..].iter().position(|l| l.trim().starts_with('[')).map_or(lines.len(), |e| start + 1 + e);
+        let label = lines[start..end].iter().find_map(|l| l.split_once('=').filter(|(k, _)| k.trim() == "label").map(|(_, v)| v.trim().trim_matches('"').to_string()));
+        if let Some(label) = label {
+            out = format!("{out}, item {label:?}");
+        }
+    }
+    if let Some((key, _)) = lines[at].split_once('=') {
+        out = format!("{out}, field `{}`", key.trim());
+    }
+    out
 }
 
 /// Loads every `*.toml` in `dir` (named by file stem) and checks that every submenu exists.
@@ -329,7 +348,7 @@ pub enum Outcome {
     /// Start a program, type text, press keys, open a URL.
     Launch(Launch),
     Type(String),
-    Keys(String),
+    Keys(crate::command::Chord),
     Url(String),
     Pause,
     Close,

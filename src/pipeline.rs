@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use crate::capture::Frame;
+use crate::models::Models;
 use crate::output::Command;
 use crate::pointer::PointerMapper;
 use crate::pose::PoseEstimator;
@@ -33,12 +34,14 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
+    /// The stages for `settings`, running `models` (found and checked once
+    /// by [`Models::load`]; a missing one leaves its stage without it).
     #[must_use]
-    pub fn new(settings: &Settings) -> Self {
+    pub fn new(settings: &Settings, models: &Models) -> Self {
         Self {
             settings: settings.clone(),
-            vision: Vision::new(settings.vision.clone()),
-            pose: PoseEstimator::load_default(),
+            vision: Vision::with_models(settings.vision.clone(), models.face_detector(), models.eye_confirmer()),
+            pose: PoseEstimator::new(models.pose.clone()),
             pointer: PointerMapper::new(&settings.pointer),
             switch: SwitchDecider::new(&settings.switch),
             intents: Intents::default(),

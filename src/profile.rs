@@ -7,12 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-
 use serde::{Deserialize, Serialize};
-
-use crate::pointer::PointerSettings;
-use crate::switch::SwitchSettings;
-use crate::vision::VisionSettings;
 
 /// The environment variable that moves the config directory (tests, portable installs).
 pub const CONFIG_DIR_ENV: &str = "FACEMOUSE_CONFIG_DIR";
@@ -20,15 +15,7 @@ pub const CONFIG_DIR_ENV: &str = "FACEMOUSE_CONFIG_DIR";
 /// The profile used when none is named.
 pub const DEFAULT_PROFILE: &str = "default";
 
-/// Everything a profile sets.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Settings {
-    pub vision: VisionSettings,
-    pub pointer: PointerSettings,
-    pub switch: SwitchSettings,
-    pub ui: crate::ui::UiSettings,
-}
+pub use crate::settings::Settings;
 
 /// Profile failures.
 #[derive(Debug, thiserror::Error)]
@@ -126,77 +113,6 @@ fn assignments(text: &str) -> impl Iterator<Item = (usize, String, &str)> {
 /// The 1-based line where `key` is set inside `[table]`.
 fn line_of(text: &str, table: &str, key: &str) -> Option<usize> {
     assignments(text).find(|(_, t, k)| t == table && *k == key).map(|(l, _, _)| l)
-}
-
-fn check(ok: bool, field: &str, why: &str) -> Result<(), (String, String)> {
-    if ok { Ok(()) } else { Err((field.to_string(), why.to_string())) }
-}
-
-/// The first number in `v` that is not finite (`nan`, `inf` are valid TOML),
-/// as its dotted path.
-fn non_finite(v: &toml::Value, path: &str) -> Option<String> {
-    let join = |k: &str| if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
-    match v {
-        toml::Value::Float(f) if !f.is_finite() => Some(path.to_string()),
-        toml::Value::Table(t) => t.iter().find_map(|(k, v)| non_finite(v, &join(k))),
-        toml::Value::Array(a) => a.iter().find_map(|v| non_finite(v, path)),
-        _ => None,
-    }
-}
-
-impl Settings {
-    /// Checks every value against its valid range; the error names the field.
-    ///
-    /// # Errors
-    /// The first field out of range, and why.
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        // Not a number, or infinite, anywhere: a pointer at (0,0), a window that cannot start.
-        if let Some(field) = toml::Value::try_from(self).ok().and_then(|v| non_finite(&v, "")) {
-            return Err((field, "must be a finite number".into()));
-        }
-        let v = &self.vision;
-        if let crate::vision::FeaturePoint::Picked { dx, dy } = v.feature {
-            check(dx.abs() <= 3.0 && dy.abs() <= 3.0, "vision.feature", "a picked point must be within 3 eye distances of the eyes")?;
-        }
-        check((100.0..=5000.0).contains(&v.long_blink_ms), "vision.long_blink_ms", "must be 100 to 5000 ms")?;
-        check((50.0..=3000.0).contains(&v.wink_min_ms), "vision.wink_min_ms", "must be 50 to 3000 ms")?;
-        check((0.005..=0.3).contains(&v.brow_on), "vision.brow_on", "must be 0.005 to 0.3 eye distances")?;
-        check(v.brow_off >= 0.0 && v.brow_off < v.brow_on, "vision.brow_off", "must be at least 0 and less than brow_on")?;
-        check((0.0..=2000.0).contains(&v.brow_min_ms), "vision.brow_min_ms", "must be 0 to 2000 ms")?;
-        check((0.0..=5000.0).contains(&v.brow_refractory_ms), "vision.brow_refractory_ms", "must be 0 to 5000 ms")?;
-        let p = &self.pointer;
-        check(p.screen_width >= 16 && p.screen_height >= 16, "pointer.screen_width", "the screen must be at least 16×16 pixels")?;
-        for (g, f) in [(p.gain_left, "pointer.gain_left"), (p.gain_right, "pointer.gain_right"), (p.gain_up, "pointer.gain_up"), (p.gain_down, "pointer.gain_down")] {
-            check(g > 0.0 && g <= 100_000.0, f, "must be more than 0 and at most 100000")?;
-        }
-        check((0.0..=0.5).contains(&p.dead_band), "pointer.dead_band", "must be 0 to 0.5 eye distances")?;
-        check((0.5..=4.0).contains(&p.acceleration), "pointer.acceleration", "must be 0.5 to 4")?;
-        check(p.max_speed > 0.0 && p.max_speed <= 1_000_000.0, "pointer.max_speed", "must be more than 0 and at most 1000000")?;
-        let r = &p.range;
-        check(r.right > r.left && r.bottom > r.top, "pointer.range", "right must exceed left and bottom exceed top")?;
-        check([r.left, r.right, r.top, r.bottom].iter().all(|x| x.abs() <= 1000.0), "pointer.range", "must be within ±1000")?;
-        check(p.min_cutoff > 0.0 && p.min_cutoff <= 30.0, "pointer.min_cutoff", "must be more than 0 and at most 30 Hz")?;
-        check((0.0..=100.0).contains(&p.beta), "pointer.beta", "must be 0 to 100")?;
-        check((0.0..=60_000.0).contains(&p.auto_recenter_ms), "pointer.auto_recenter_ms", "must be 0 to 60000 ms")?;
-        check((2.0..=500.0).contains(&p.dwell_radius), "pointer.dwell_radius", "must be 2 to 500 pixels")?;
-        check((200.0..=10_000.0).contains(&p.dwell_ms), "pointer.dwell_ms", "must be 200 to 10000 ms")?;
-        let w = &self.switch;
-        check((500.0..=10_000.0).contains(&w.pause_raise_ms), "switch.pause_raise_ms", "must be 500 to 10000 ms")?;
-        check((0.0..=30_000.0).contains(&w.startup_grace_ms), "switch.startup_grace_ms", "must be 0 to 30000 ms")?;
-        check((0.0..=10_000.0).contains(&w.cooldown_ms), "switch.cooldown_ms", "must be 0 to 10000 ms")?;
-        check((1..=600).contains(&w.max_clicks_per_minute), "switch.max_clicks_per_minute", "must be 1 to 600")?;
-        check((1.0..=1000.0).contains(&w.scroll_px_per_step), "switch.scroll_px_per_step", "must be 1 to 1000")?;
-        for (action, field) in w.bindings() {
-            if let crate::switch::Action::Key(chord) = action {
-                crate::output::parse_chord(chord).map_err(|e| (format!("switch.{field}"), e.to_string()))?;
-            }
-        }
-        let u = &self.ui;
-        check((0.75..=3.0).contains(&u.zoom), "ui.zoom", "must be 0.75 to 3")?;
-        check((200.0..=20_000.0).contains(&u.scan_step_ms), "ui.scan_step_ms", "must be 200 to 20000 ms")?;
-        check((1..=8).contains(&u.menu_columns), "ui.menu_columns", "must be 1 to 8")?;
-        Ok(())
-    }
 }
 
 /// The shipped default profile (settings, menus, calibration) a new profile is copied from.
@@ -443,7 +359,7 @@ mod tests {
         let p = load_from(dir.path(), "bob").expect("load");
         assert!(p.from_file);
         assert_eq!(p.settings.pointer.screen_width, 1280);
-        assert_eq!(p.settings.pointer.screen_height, PointerSettings::default().screen_height);
+        assert_eq!(p.settings.pointer.screen_height, crate::settings::PointerSettings::default().screen_height);
     }
 
     #[test]
@@ -574,7 +490,7 @@ mod tests {
         let path = dir.path().join("settings.toml");
         let mut s = Settings::default();
         s.pointer.dwell_ms = 1500.0;
-        s.switch.wink_left = crate::switch::Action::Key("ctrl+z".into());
+        s.switch.wink_left = crate::switch::Action::Key(crate::command::Chord::parse("ctrl+z").expect("chord"));
         save_settings(&path, &s).expect("save");
         let back = parse_settings(&path, &std::fs::read_to_string(&path).expect("read")).expect("parse");
         assert_eq!(back, s);

@@ -59,11 +59,20 @@ pub fn run(spec: SourceSpec, settings: &Settings, trace: Option<&Path>, drive: b
 /// # Errors
 /// See [`run`].
 pub fn collect(spec: SourceSpec, settings: &Settings) -> Result<(Vec<TraceRecord>, RunSummary), ReplayError> {
+    collect_with(spec, settings, crate::models::Models::load())
+}
+
+/// [`collect`] with `models` found once beforehand (an evaluation over many
+/// recordings finds them, and warns of a missing one, once).
+///
+/// # Errors
+/// See [`run`].
+pub fn collect_with(spec: SourceSpec, settings: &Settings, models: crate::models::Models) -> Result<(Vec<TraceRecord>, RunSummary), ReplayError> {
     let mut records = Vec::new();
     let stop = AtomicBool::new(false);
     let (_tx, rx) = crossbeam_channel::bounded(1);
     let mut report = |m: &str| tracing::warn!("{m}");
     let mut w = Writer { trace: None, records: Some(&mut records), report: &mut report };
-    let summary = Session::new(settings.clone(), spec, false, false).run(&rx, &stop, &mut w)?;
+    let summary = Session::new(settings.clone(), spec, false, false).with_models(models).run(&rx, &stop, &mut w)?;
     Ok((records, summary))
 }

@@ -9,6 +9,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::models::Models;
 use crate::capture::{self, CaptureError, CaptureHandle, Frame, SourceSpec, SourceStatus, Taken};
 use crate::events::{Event, Point, TrackState};
 use crate::output::{Command, DesktopSink, NullSink, OutputError, PointerSink};
@@ -44,7 +45,7 @@ pub enum Intent {
     SetPaused(bool),
     Recenter,
     Type(String),
-    Keys(String),
+    Keys(crate::command::Chord),
     /// Another source; `drive` says whether it may move the real pointer.
     Source { spec: SourceSpec, looping: bool, drive: bool },
     /// New settings (calibration, profile switch, edits) apply from the next frame.
@@ -101,6 +102,8 @@ pub struct Session {
     seq: u64,
     open: Opener,
     sink: Option<Box<dyn PointerSink>>,
+    /// The models, found when the session first runs unless given.
+    models: Option<Models>,
 }
 
 impl Session {
@@ -108,7 +111,15 @@ impl Session {
     /// recording shown as a demo); `drive` lets it move the real pointer.
     #[must_use]
     pub fn new(settings: Settings, source: SourceSpec, looping: bool, drive: bool) -> Self {
-        Self { settings, source, looping, drive, seq: 0, open: Box::new(|s| capture::spawn(s.clone())), sink: None }
+        Self { settings, source, looping, drive, seq: 0, open: Box::new(|s| capture::spawn(s.clone())), sink: None, models: None }
+    }
+
+    /// Runs `models` (found once for many sessions: an evaluation over many
+    /// recordings) instead of finding them when the session starts.
+    #[must_use]
+    pub fn with_models(mut self, models: Models) -> Self {
+        self.models = Some(models);
+        self
     }
 
     /// Opens sources with `open` instead of the real capture (tests).
@@ -170,7 +181,7 @@ impl Session {
                     p.set_settings(&fitted);
                     p
                 }
-                None => made.insert(Pipeline::new(&fitted)),
+                None => made.insert(Pipeline::new(&fitted, self.models.get_or_insert_with(Models::load))),
             };
             let mut pending: Vec<Command> = Vec::new();
             let mut seen_status = 0;
@@ -291,8 +302,8 @@ impl Session {
                 }
             }
         };
-        summary.proc_us_p50 = crate::eval::pct(&mut proc, 50.0).unwrap_or(0.0).round() as u64;
-        summary.proc_us_p99 = crate::eval::pct(&mut proc, 99.0).unwrap_or(0.0).round() as u64;
+        summary.proc_us_p50 = crate::stats::pct(&mut proc, 50.0).unwrap_or(0.0).round() as u64;
+        summary.proc_us_p99 = crate::stats::pct(&mut proc, 99.0).unwrap_or(0.0).round() as u64;
         result.map(|()| summary)
     }
 

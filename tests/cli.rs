@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use facemouse::labels::Sequence;
+use facemouse::lab::labels::Sequence;
 use facemouse::trace::TRACE_KEYS;
 
 fn bin() -> Command {
@@ -88,7 +88,7 @@ fn the_shipped_demo_clip_is_what_the_generator_makes() {
 
 #[test]
 fn replaying_an_image_folder_reads_every_image_in_name_order() {
-    use facemouse::synth::{default_photo, FaceAsset, Generator, SynthConfig};
+    use facemouse::lab::synth::{default_photo, FaceAsset, Generator, SynthConfig};
     use opencv::core::{Mat, Vector};
     let tmp = tempfile::tempdir().expect("tempdir");
     let frames = tmp.path().join("frames");

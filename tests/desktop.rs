@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use facemouse::events::{Event, TrackState};
-use facemouse::synth::{self, Action, FaceAsset, ScriptEvent, SynthConfig};
+use facemouse::lab::synth::{self, Action, FaceAsset, ScriptEvent, SynthConfig};
 use x11rb::connection::Connection;
 use x11rb::wrapper::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt, CreateWindowAux, EventMask, WindowClass};
@@ -200,7 +200,7 @@ fn replay_drive_clicks_the_real_desktop_exactly_as_the_trace_says() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let (presses, releases) = win.finish();
 
-    let records = facemouse::eval::read_trace(&trace).expect("trace");
+    let records = facemouse::lab::eval::read_trace(&trace).expect("trace");
     let clicks: Vec<usize> = records.iter().enumerate().filter(|(_, r)| r.events.contains(&Event::ClickLeft)).map(|(i, _)| i).collect();
     assert!(clicks.len() >= 2, "the clip's raises click: {clicks:?}");
     assert_eq!(presses, clicks.len(), "one press on the window per click_left in the trace");
@@ -282,7 +282,7 @@ fn a_signal_during_a_drag_leaves_no_button_pressed() {
         let (presses, releases) = win.finish();
         assert_eq!((presses, releases), (1, 1), "SIG{signal}: one press, released");
         assert_no_button_held(&x.display);
-        let records = facemouse::eval::read_trace(&trace).expect("trace");
+        let records = facemouse::lab::eval::read_trace(&trace).expect("trace");
         assert!(records.iter().any(|r| r.events.contains(&Event::DragStart)));
         assert!(records.len() < cfg.frames(), "SIG{signal} ended the replay early");
     }

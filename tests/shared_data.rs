@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use facemouse::capture::SourceSpec;
-use facemouse::eval;
-use facemouse::labels::Sequence;
+use facemouse::lab::eval;
+use facemouse::lab::labels::Sequence;
 use facemouse::profile::Settings;
 use facemouse::replay;
 
@@ -140,7 +140,7 @@ fn a_small_camera_takes_no_look_for_a_long_blink() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let Some(dir) = shared("focus-p2-brows-b") else { return };
     let out = tmp.path().join("p2-small");
-    facemouse::resample::resample(&dir, &out, 1, 0.5).expect("resample");
+    facemouse::lab::resample::resample(&dir, &out, 1, 0.5).expect("resample");
     let (_, records, _) = run(&out);
     assert_eq!(stray_commands(&records), 0);
 }
@@ -158,7 +158,7 @@ fn slower_and_smaller_cameras_still_see_the_blinks() {
     for (name, every, scale) in [("focus-p1-b", 2, 0.5), ("focus-p1-brows-a", 2, 0.5), ("focus-p1-b", 4, 0.5), ("focus-p1-a", 3, 1.0)] {
         let Some(dir) = shared(name) else { return };
         let out = tmp.path().join(format!("{name}-{every}-{scale}"));
-        facemouse::resample::resample(&dir, &out, every, scale).expect("resample");
+        facemouse::lab::resample::resample(&dir, &out, every, scale).expect("resample");
         let (_, records, s) = run(&out);
         let label = format!("{name} every {every}, scale {scale}");
         // Known: at 7.5 fps and 320×240, one glance down on focus-p1-b still

@@ -50,7 +50,7 @@ fn navigate_menu_submenu_action_and_back() {
     press(&mut h, "Web browser");
     assert_eq!(h.state().panel.nav.current_name(), "browser");
     press(&mut h, "New tab");
-    assert_eq!(h.state().outcomes, vec![Outcome::Moved, Outcome::Keys("ctrl+t".into())]);
+    assert_eq!(h.state().outcomes, vec![Outcome::Moved, Outcome::Keys(chord("ctrl+t"))]);
     // The menu's own Back item, then home again.
     h.get_all_by_label("Back").next().expect("a Back target").click();
     h.run_steps(2);
@@ -90,6 +90,39 @@ fn the_editor_changes_a_menu_and_it_persists() {
     // Saved: a fresh load of the user's menus has the change.
     let again = menus::load_dir(dir.path()).expect("reload");
     let home = &again[menus::HOME];
-    assert!(home.items.iter().any(|i| i.label == "New item" && i.action == MenuAction::Keys("enter".into())));
+    assert!(home.items.iter().any(|i| i.label == "New item" && i.action == MenuAction::Keys(chord("enter"))));
     assert!(!home.items.iter().any(|i| i.label == "Web browser"));
+}
+
+/// A chord is saved only once it parses: while it is being typed (or
+/// mistyped), the menu file keeps the last valid one and the editor says why.
+#[test]
+fn the_editor_saves_a_key_chord_only_once_it_is_valid() {
+    let dir = user_menus();
+    let mut h = harness(dir.path(), false);
+    h.run_steps(1);
+    press(&mut h, "Edit menu");
+    press(&mut h, "Add item");
+    let saved = || menus::load_dir(dir.path()).expect("the saved menus load")[menus::HOME].items.iter().find(|i| i.label == "New item").map(|i| i.action.clone());
+    assert_eq!(saved(), Some(MenuAction::Keys(chord("enter"))));
+    h.get_all_by_value("enter").last().expect("the new item's chord").click();
+    h.run_steps(1);
+    h.key_press(egui::Key::End);
+    h.run_steps(1);
+    h.get_all_by_value("enter").last().expect("the new item's chord").type_text("+nosuchkey");
+    h.run_steps(2);
+    assert_eq!(saved(), Some(MenuAction::Keys(chord("enter"))), "an unknown key must not be saved");
+    assert!(h.get_all_by_value("enter+nosuchkey").next().is_some(), "the text was typed");
+    assert!(h.query_by_label_contains("is not saved yet: unknown key \"nosuchkey\"").is_some(), "the editor says why");
+    for _ in 0.."nosuchkey".len() {
+        h.key_press(egui::Key::Backspace);
+        h.run_steps(1);
+    }
+    h.get_all_by_value("enter+").last().expect("the chord being typed").type_text("q");
+    h.run_steps(2);
+    assert_eq!(saved(), Some(MenuAction::Keys(chord("enter+q"))), "the finished chord is saved");
+}
+
+fn chord(s: &str) -> facemouse::command::Chord {
+    facemouse::command::Chord::parse(s).expect("chord")
 }

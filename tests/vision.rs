@@ -4,13 +4,13 @@
 use std::time::Instant;
 
 use facemouse::capture::{Frame, SourceSpec};
-use facemouse::eval;
+use facemouse::lab::eval;
 use facemouse::events::{Event, TrackState};
-use facemouse::labels::Sequence;
+use facemouse::lab::labels::Sequence;
 use facemouse::pipeline::Pipeline;
 use facemouse::profile::Settings;
 use facemouse::replay;
-use facemouse::synth::{self, FaceAsset, Generator, SynthConfig};
+use facemouse::lab::synth::{self, FaceAsset, Generator, SynthConfig};
 use opencv::core::{Mat, Scalar};
 use opencv::prelude::*;
 
@@ -129,7 +129,7 @@ fn tracking_is_lost_without_a_face_and_recovers_by_itself() {
     let mut cfg = SynthConfig::demo();
     cfg.duration_s = 12.0;
     let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
-    let mut p = Pipeline::new(&Settings::default());
+    let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
     let mut states = Vec::new();
     let mut frame = Frame::empty();
     let blank = Mat::new_rows_cols_with_default(cfg.height, cfg.width, opencv::core::CV_8UC3, Scalar::all(40.0)).expect("blank");
@@ -154,4 +154,32 @@ fn tracking_is_lost_without_a_face_and_recovers_by_itself() {
     assert!(states[gone.start..gone.start + 8].iter().any(|(_, _, e)| e.contains(&Event::Lost)), "a lost event");
     let back = states[gone.end..].iter().position(|(s, _, _)| *s == TrackState::Tracking).expect("tracking comes back");
     assert!(back as f64 / cfg.fps <= 1.5, "back within 1.5 s, took {back} frames");
+}
+
+/// The models are found once and handed to the pipeline: with them, the
+/// generated face is tracked and gets a head pose; with none at all (every
+/// file missing), it is still tracked, by the older search, without a pose.
+#[test]
+fn the_pipeline_runs_the_models_it_is_given_and_works_without_them() {
+    let mut cfg = SynthConfig::demo();
+    cfg.duration_s = 6.0;
+    let models = facemouse::models::Models::load();
+    assert!(models.face.is_some() && models.pose.is_some(), "the shipped models are found: {models:?}");
+    for (given, expect_pose) in [(models, true), (facemouse::models::Models::none(), false)] {
+        let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
+        let mut p = Pipeline::new(&Settings::default(), &given);
+        let mut frame = Frame::empty();
+        let (mut tracked, mut posed) = (0, 0);
+        for i in 0..cfg.frames() {
+            generator.render(i, &mut frame.color).expect("render");
+            frame.update_gray().expect("gray");
+            frame.index = i as u64;
+            frame.t_ms = generator.t_ms(i);
+            let (rec, _) = p.tick(&frame, Instant::now());
+            tracked += usize::from(rec.state == TrackState::Tracking);
+            posed += usize::from(rec.pose.is_some());
+        }
+        assert!(tracked > cfg.frames() / 2, "tracked {tracked} of {} frames (pose model given: {expect_pose})", cfg.frames());
+        assert_eq!(posed > 0, expect_pose, "{posed} frames with a pose");
+    }
 }

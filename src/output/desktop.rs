@@ -121,78 +121,42 @@ impl DesktopSink {
         self.desktop
     }
 
-    fn key_chord(&mut self, chord: &str) -> Result<(), OutputError> {
-        let keys = parse_chord(chord)?;
-        for k in &keys {
-            self.enigo.key(*k, Direction::Press).map_err(backend)?;
+    fn key_chord(&mut self, chord: &crate::command::Chord) -> Result<(), OutputError> {
+        for k in chord.keys() {
+            self.enigo.key(key(*k), Direction::Press).map_err(backend)?;
         }
-        for k in keys.iter().rev() {
-            self.enigo.key(*k, Direction::Release).map_err(backend)?;
+        for k in chord.keys().iter().rev() {
+            self.enigo.key(key(*k), Direction::Release).map_err(backend)?;
         }
         Ok(())
     }
 }
 
-/// The keys of a chord as written in a profile or menu (`ctrl+shift+t`).
-/// Checked when the file is loaded, so a typo is reported there and then,
-/// not when the key is to be sent.
-///
-/// # Errors
-/// An empty chord, or an unknown key name in it.
-pub fn parse_chord(chord: &str) -> Result<Vec<Key>, OutputError> {
-    if chord.trim().is_empty() {
-        return Err(OutputError::UnknownKey(String::new()));
+/// The backend's key for ours.
+fn key(k: crate::command::Key) -> Key {
+    use crate::command::Key as K;
+    match k {
+        K::Control => Key::Control,
+        K::Alt => Key::Alt,
+        K::Shift => Key::Shift,
+        K::Meta => Key::Meta,
+        K::Return => Key::Return,
+        K::Tab => Key::Tab,
+        K::Escape => Key::Escape,
+        K::Space => Key::Space,
+        K::Backspace => Key::Backspace,
+        K::Delete => Key::Delete,
+        K::Up => Key::UpArrow,
+        K::Down => Key::DownArrow,
+        K::Left => Key::LeftArrow,
+        K::Right => Key::RightArrow,
+        K::Home => Key::Home,
+        K::End => Key::End,
+        K::PageUp => Key::PageUp,
+        K::PageDown => Key::PageDown,
+        K::F(n) => [Key::F1, Key::F2, Key::F3, Key::F4, Key::F5, Key::F6, Key::F7, Key::F8, Key::F9, Key::F10, Key::F11, Key::F12][usize::from(n.clamp(1, 12) - 1)],
+        K::Char(c) => Key::Unicode(c),
     }
-    chord.split('+').map(|k| parse_key(k.trim())).collect()
-}
-
-/// A key name as written in a profile: `ctrl`, `alt`, `shift`, `super`,
-/// `enter`, `tab`, `esc`, `space`, `backspace`, `delete`, arrows, `f1`–`f12`,
-/// `home`, `end`, `pageup`, `pagedown`, or one character.
-///
-/// # Errors
-/// An unknown name.
-pub fn parse_key(name: &str) -> Result<Key, OutputError> {
-    let lower = name.to_lowercase();
-    Ok(match lower.as_str() {
-        "ctrl" | "control" => Key::Control,
-        "alt" => Key::Alt,
-        "shift" => Key::Shift,
-        "super" | "meta" | "win" | "cmd" => Key::Meta,
-        "enter" | "return" => Key::Return,
-        "tab" => Key::Tab,
-        "esc" | "escape" => Key::Escape,
-        "space" => Key::Space,
-        "backspace" => Key::Backspace,
-        "delete" | "del" => Key::Delete,
-        "up" => Key::UpArrow,
-        "down" => Key::DownArrow,
-        "left" => Key::LeftArrow,
-        "right" => Key::RightArrow,
-        "home" => Key::Home,
-        "end" => Key::End,
-        "pageup" => Key::PageUp,
-        "pagedown" => Key::PageDown,
-        "f1" => Key::F1,
-        "f2" => Key::F2,
-        "f3" => Key::F3,
-        "f4" => Key::F4,
-        "f5" => Key::F5,
-        "f6" => Key::F6,
-        "f7" => Key::F7,
-        "f8" => Key::F8,
-        "f9" => Key::F9,
-        "f10" => Key::F10,
-        "f11" => Key::F11,
-        "f12" => Key::F12,
-        _ => {
-            let mut chars = lower.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => Key::Unicode(c),
-                _ => return Err(OutputError::UnknownKey(name.to_string())),
-            }
-        }
-    })
 }
 
 impl PointerSink for DesktopSink {
@@ -257,11 +221,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn key_names_parse_and_unknown_ones_say_so() {
-        assert!(matches!(parse_key("Ctrl"), Ok(Key::Control)));
-        assert!(matches!(parse_key("f5"), Ok(Key::F5)));
-        assert!(matches!(parse_key("z"), Ok(Key::Unicode('z'))));
-        let e = parse_key("hyper").err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(e.contains("unknown key \"hyper\""), "{e}");
+    fn every_key_has_a_backend_key() {
+        use crate::command::Key as K;
+        assert!(matches!(key(K::F(12)), Key::F12) && matches!(key(K::F(1)), Key::F1));
+        assert!(matches!(key(K::Char('z')), Key::Unicode('z')));
     }
 }

@@ -6,45 +6,15 @@
 
 mod desktop;
 
-pub use desktop::{Desktop, DesktopSink, parse_chord, parse_key};
+pub use desktop::{Desktop, DesktopSink};
 
-/// A mouse button.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Button {
-    Left,
-    Right,
-    Middle,
-}
-
-/// Something for the output stage to do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    /// Move the pointer to a desktop position in pixels.
-    MoveTo { x: f64, y: f64 },
-    Click(Button),
-    DoubleClick(Button),
-    Press(Button),
-    Release(Button),
-    /// Scroll by whole steps; positive is down / right.
-    Scroll { dx: i32, dy: i32 },
-    /// Press and release a key or chord such as `ctrl+shift+t`.
-    Key(String),
-    /// Type text into the focused application.
-    Type(String),
-    /// Open the navigation menu (the UI's business; the desktop sinks ignore it).
-    OpenMenu,
-    /// Release every mouse button the desktop reports held, whoever pressed
-    /// it (on pause: repairs what a killed run left behind).
-    ReleaseHeld,
-}
+pub use crate::command::{Button, Command};
 
 /// Output failures.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     #[error("cannot drive the desktop pointer: {0}")]
     Backend(String),
-    #[error("unknown key {0:?} in a key binding (e.g. \"ctrl+c\", \"alt+tab\", \"f5\")")]
-    UnknownKey(String),
 }
 
 /// Performs commands.

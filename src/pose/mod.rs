@@ -2,13 +2,12 @@
 //! Mappings Architecture ([`sma`]) on the generic face of [`model`], with
 //! OpenCV's `solvePnP` as the baseline ([`pnp`]).
 
-pub mod model;
 pub mod pnp;
 pub mod sma;
-pub mod eval;
 
 use std::path::{Path, PathBuf};
 
+use crate::face_model as model;
 pub use model::Pose;
 pub use sma::Sma;
 
@@ -85,18 +84,6 @@ impl PoseEstimator {
         Self { model, points: Vec::with_capacity(4) }
     }
 
-    /// Loads the shipped model; a missing or damaged one is logged once and leaves the pose empty.
-    #[must_use]
-    pub fn load_default() -> Self {
-        match load(&default_model_path()) {
-            Ok(m) => Self::new(Some(m)),
-            Err(e) => {
-                tracing::warn!("{e}; head pose is off");
-                Self::new(None)
-            }
-        }
-    }
-
     /// Whether a model is loaded.
     #[must_use]
     pub fn ready(&self) -> bool {
@@ -121,8 +108,8 @@ mod tests {
     use super::*;
 
     fn small() -> Sma {
-        let train = sma::generate(400, 5, 1.0);
-        Sma::fit(&train, 2, 20, 5, 5).0
+        let train = crate::lab::pose_train::generate(400, 5, 1.0);
+        crate::lab::pose_train::fit(&train, 2, 20, 5, 5).0
     }
 
     #[test]
@@ -132,7 +119,7 @@ mod tests {
         let m = small();
         save(&m, &p).expect("save");
         let back = load(&p).expect("load");
-        let x = &sma::generate(1, 9, 0.0)[0].x;
+        let x = &crate::lab::pose_train::generate(1, 9, 0.0)[0].x;
         let (a, b) = (m.estimate(x).expect("pose"), back.estimate(x).expect("pose"));
         assert!((a.yaw - b.yaw).abs() < 1e-9 && (a.pitch - b.pitch).abs() < 1e-9 && (a.roll - b.roll).abs() < 1e-9, "{a:?} {b:?}");
 

@@ -4,7 +4,7 @@ use opencv::calib3d;
 use opencv::core::{Mat, Point2d, Point3d, Vector};
 use opencv::prelude::*;
 
-use super::model::{Camera, FACE_MM, Pose};
+use crate::face_model::{Camera, FACE_MM, Pose};
 use crate::events::Point;
 
 /// Which solver.
@@ -17,10 +17,10 @@ pub enum Method {
 /// Yaw, pitch, roll of R = Ry(yaw)·Rx(−pitch)·Rz(−roll).
 #[must_use]
 pub fn decompose(r: &[[f64; 3]; 3]) -> Pose {
-    super::model::decompose(&nalgebra::Matrix3::from_fn(|i, j| r[i][j]))
+    crate::face_model::decompose(&nalgebra::Matrix3::from_fn(|i, j| r[i][j]))
 }
 
-/// The pose from pixel points (in the order of [`super::model::POINTS`]).
+/// The pose from pixel points (in the order of [`crate::face_model::POINTS`]).
 ///
 /// # Errors
 /// OpenCV failures; `Ok(None)` when the solver finds nothing.
@@ -55,7 +55,7 @@ pub fn solve(px: &[Point], cam: &Camera, method: Method) -> Result<Option<Pose>,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pose::model::rotation;
+    use crate::face_model::rotation;
 
     #[test]
     fn decomposition_inverts_the_convention() {
@@ -71,7 +71,7 @@ mod tests {
         // Noise-free, but the person's face differs from the generic one, and four
         // points are few for PnP: the baseline is only roughly right.
         let cam = Camera::for_image(640.0, 480.0);
-        for s in &crate::pose::sma::generate(20, 3, 0.0) {
+        for s in &crate::lab::pose_train::generate(20, 3, 0.0) {
             let p = solve(&s.px, &cam, Method::Iterative).expect("solve").expect("a pose");
             assert!((p.roll - s.y[2]).abs() < 6.0, "{p:?} vs {:?}", s.y);
             assert!((p.yaw - s.y[0]).abs() < 25.0 && (p.pitch - s.y[1]).abs() < 25.0, "{p:?} vs {:?}", s.y);

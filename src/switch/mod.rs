@@ -18,89 +18,11 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 use crate::events::{Event, Point, TrackState};
 use crate::output::{Button, Command};
 use crate::vision::Observation;
 
-/// What a trigger does.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    #[default]
-    None,
-    ClickLeft,
-    ClickRight,
-    ClickMiddle,
-    DoubleClick,
-    /// Press the left button; the next trigger releases it.
-    DragToggle,
-    /// Head motion scrolls until the next trigger.
-    ScrollMode,
-    /// Pause or resume.
-    Pause,
-    /// Open the navigation menu.
-    OpenMenu,
-    /// Make the current head position the neutral one.
-    Recenter,
-    /// A key or chord, e.g. `{ key = "ctrl+c" }`.
-    Key(String),
-}
-
-impl Action {
-    /// Whether the action presses a mouse button (subject to the click rules).
-    #[must_use]
-    pub fn clicks(&self) -> bool {
-        matches!(self, Self::ClickLeft | Self::ClickRight | Self::ClickMiddle | Self::DoubleClick | Self::DragToggle)
-    }
-}
-
-/// The profile's `[switch]` table: bindings and safety limits.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SwitchSettings {
-    pub brow_raise: Action,
-    pub long_blink: Action,
-    pub wink_left: Action,
-    pub wink_right: Action,
-    pub dwell: Action,
-    /// Holding the brows up this long pauses or resumes (ms).
-    pub pause_raise_ms: f64,
-    /// No action for this long after tracking starts or comes back (ms).
-    pub startup_grace_ms: f64,
-    /// A trigger this soon after an action is ignored (ms).
-    pub cooldown_ms: f64,
-    /// At most this many clicks in any minute.
-    pub max_clicks_per_minute: u32,
-    /// Scroll mode: pointer pixels per scroll step.
-    pub scroll_px_per_step: f64,
-}
-
-impl SwitchSettings {
-    /// Each gesture's action, with the gesture's name in the profile.
-    #[must_use]
-    pub fn bindings(&self) -> [(&Action, &'static str); 5] {
-        [(&self.brow_raise, "brow_raise"), (&self.long_blink, "long_blink"), (&self.wink_left, "wink_left"), (&self.wink_right, "wink_right"), (&self.dwell, "dwell")]
-    }
-}
-
-impl Default for SwitchSettings {
-    fn default() -> Self {
-        Self {
-            brow_raise: Action::ClickLeft,
-            long_blink: Action::ClickRight,
-            wink_left: Action::None,
-            wink_right: Action::None,
-            dwell: Action::None,
-            pause_raise_ms: 1500.0,
-            startup_grace_ms: 2000.0,
-            cooldown_ms: 500.0,
-            max_clicks_per_minute: 40,
-            scroll_px_per_step: 40.0,
-        }
-    }
-}
+pub use crate::settings::{Action, SwitchSettings};
 
 /// What the switch stage decided besides the commands.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -356,6 +278,10 @@ impl SwitchDecider {
 mod tests {
     use super::*;
 
+    fn chord(s: &str) -> crate::command::Chord {
+        crate::command::Chord::parse(s).expect("chord")
+    }
+
     fn tracked() -> Observation {
         Observation { state: TrackState::Tracking, ..Observation::default() }
     }
@@ -519,7 +445,7 @@ mod tests {
     #[test]
     fn bindings_choose_the_action() {
         let s = SwitchSettings {
-            wink_left: Action::Key("ctrl+z".into()),
+            wink_left: Action::Key(chord("ctrl+z")),
             wink_right: Action::DoubleClick,
             dwell: Action::ClickRight,
             ..SwitchSettings::default()
@@ -534,7 +460,7 @@ mod tests {
         r.frames(1, &w);
         r.frames(20, &tracked());
         r.d.decide(&tracked(), [5.0, 5.0], true, r.t, &mut r.commands, &mut r.events);
-        assert!(r.commands.contains(&Command::Key("ctrl+z".into())));
+        assert!(r.commands.contains(&Command::Key(chord("ctrl+z"))));
         assert!(r.commands.contains(&Command::DoubleClick(Button::Left)));
         assert!(r.commands.contains(&Command::Click(Button::Right)));
         assert!(r.events.contains(&Event::Dwell));
@@ -565,6 +491,6 @@ mod tests {
     fn bindings_read_from_toml() {
         let s: SwitchSettings = toml::from_str("brow_raise = \"double_click\"\nwink_left = { key = \"alt+tab\" }\n").expect("toml");
         assert_eq!(s.brow_raise, Action::DoubleClick);
-        assert_eq!(s.wink_left, Action::Key("alt+tab".into()));
+        assert_eq!(s.wink_left, Action::Key(chord("alt+tab")));
     }
 }

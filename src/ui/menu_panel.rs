@@ -28,27 +28,31 @@ fn kind_of(a: &MenuAction) -> &'static str {
 
 fn value_of(a: &MenuAction) -> String {
     match a {
-        MenuAction::Submenu(s) | MenuAction::Keys(s) | MenuAction::Type(s) | MenuAction::Url(s) => s.clone(),
+        MenuAction::Submenu(s) | MenuAction::Type(s) | MenuAction::Url(s) => s.clone(),
+        MenuAction::Keys(k) => k.to_string(),
         MenuAction::Launch(l) => std::iter::once(l.program.clone()).chain(l.args.iter().cloned()).collect::<Vec<_>>().join(" "),
         _ => String::new(),
     }
 }
 
-fn make(kind: &str, value: &str) -> MenuAction {
-    match kind {
+/// The action an edited item describes; a chord that does not parse (yet:
+/// the user may be typing it) is an error in words.
+fn make(kind: &str, value: &str) -> Result<MenuAction, String> {
+    Ok(match kind {
         "submenu" => MenuAction::Submenu(value.trim().to_string()),
-        "keys" => MenuAction::Keys(value.to_string()),
+        "keys" => MenuAction::Keys(crate::command::Chord::parse(value).map_err(|e| e.to_string())?),
         "type" => MenuAction::Type(value.to_string()),
         "url" => MenuAction::Url(value.to_string()),
         "launch" => {
             let mut words = value.split_whitespace().map(str::to_string);
-            MenuAction::Launch(Launch { program: words.next().unwrap_or_default(), args: words.collect() })
+            let program = words.next().ok_or("give the program to start")?;
+            MenuAction::Launch(Launch { program, args: words.collect() })
         }
         "home" => MenuAction::Home,
         "pause" => MenuAction::Pause,
         "close" => MenuAction::Close,
         _ => MenuAction::Back,
-    }
+    })
 }
 
 /// The menu panel's state.
@@ -66,12 +70,15 @@ pub struct MenuPanel {
     /// Why the menus are not saved (another window has the profile open), or
     /// `None` when they are.
     pub read_only: Option<String>,
+    /// Edits that do not make a valid action yet (a chord being typed), by
+    /// menu and item: kind and text. They are kept here, not saved.
+    drafts: std::collections::HashMap<(String, usize), (String, String)>,
 }
 
 impl MenuPanel {
     #[must_use]
     pub fn new(nav: Navigator, dir: PathBuf, columns: usize, scanning: bool, scan_step_ms: f64, dwell_ms: f64) -> Self {
-        Self { nav, scanner: Scanner::new(columns, scan_step_ms), dir, columns: columns.max(1), scanning, dwell_ms, editing: false, hover: None, message: String::new(), read_only: None }
+        Self { nav, scanner: Scanner::new(columns, scan_step_ms), dir, columns: columns.max(1), scanning, dwell_ms, editing: false, hover: None, message: String::new(), read_only: None, drafts: std::collections::HashMap::new() }
     }
 
     /// The scanning switch (an eyebrow raise's click): enters a row or selects.
@@ -133,18 +140,35 @@ impl MenuPanel {
         let mut changed = false;
         let mut remove = None;
         let mut swap = None;
+        let name = self.nav.current_name().to_string();
+        let mut drafts = std::mem::take(&mut self.drafts);
+        let mut problem = None;
         egui::Grid::new("menu-editor").spacing([8.0, 8.0]).show(ui, |ui| {
             for (i, it) in edited.items.iter_mut().enumerate() {
                 changed |= ui.add(egui::TextEdit::singleline(&mut it.label).desired_width(160.0)).changed();
-                let mut kind = kind_of(&it.action).to_string();
-                let mut value = value_of(&it.action);
+                let key = (name.clone(), i);
+                let (mut kind, mut value) = drafts.get(&key).cloned().unwrap_or_else(|| (kind_of(&it.action).to_string(), value_of(&it.action)));
+                let mut edit = false;
                 egui::ComboBox::from_id_salt(("kind", i)).selected_text(kind.clone()).show_ui(ui, |ui| {
                     for k in KINDS {
-                        changed |= ui.selectable_value(&mut kind, k.to_string(), k).changed();
+                        edit |= ui.selectable_value(&mut kind, k.to_string(), k).changed();
                     }
                 });
-                changed |= ui.add(egui::TextEdit::singleline(&mut value).desired_width(180.0)).changed();
-                it.action = make(&kind, &value);
+                edit |= ui.add(egui::TextEdit::singleline(&mut value).desired_width(180.0)).changed();
+                if edit || drafts.contains_key(&key) {
+                    // Only a valid action is taken (and saved); until then the edit is a draft.
+                    match make(&kind, &value) {
+                        Ok(a) => {
+                            changed |= a != it.action;
+                            it.action = a;
+                            drafts.remove(&key);
+                        }
+                        Err(why) => {
+                            problem = Some(format!("\"{}\" is not saved yet: {why}", it.label));
+                            drafts.insert(key, (kind, value));
+                        }
+                    }
+                }
                 if ui.button("Up").clicked() && i > 0 {
                     swap = Some((i - 1, i));
                 }
@@ -160,14 +184,17 @@ impl MenuPanel {
         if let Some((a, b)) = swap.filter(|(_, b)| *b < edited.items.len()) {
             edited.items.swap(a, b);
             changed = true;
+            drafts.clear();
         }
         if let Some(i) = remove {
             edited.items.remove(i);
             changed = true;
+            drafts.clear();
         }
+        self.drafts = drafts;
         ui.horizontal(|ui| {
             if ui.button(RichText::new("Add item").size(18.0)).clicked() {
-                edited.items.push(Item { label: "New item".into(), action: MenuAction::Keys("enter".into()) });
+                edited.items.push(Item { label: "New item".into(), action: crate::command::Chord::parse("enter").map_or(MenuAction::Back, MenuAction::Keys) });
                 changed = true;
             }
             if ui.button(RichText::new("Add submenu").size(18.0)).clicked() {
@@ -180,11 +207,13 @@ impl MenuPanel {
             }
         });
         if changed {
-            let name = self.nav.current_name().to_string();
             self.save_menu(&name, &edited);
             if let Some(m) = self.nav.current_mut() {
                 *m = edited;
             }
+        }
+        if let Some(p) = problem {
+            self.message = p;
         }
         if !self.message.is_empty() {
             ui.label(&self.message);

@@ -18,7 +18,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use eframe::egui::{self, Color32, RichText, Stroke};
-use serde::{Deserialize, Serialize};
 
 use crate::events::TrackState;
 use crate::menus::{self, Navigator, Outcome};
@@ -28,31 +27,7 @@ use crate::profile::{Profile, Settings};
 pub use crate::session::Intent;
 pub use worker::{Snapshot, SourceChoice, Worker};
 
-/// The profile's `[ui]` table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct UiSettings {
-    /// Everything in the window is this much larger than usual.
-    pub zoom: f32,
-    /// White on black with strong colours.
-    pub high_contrast: bool,
-    /// Single-switch scanning of the menu instead of pointing.
-    pub scanning: bool,
-    /// Scanning: how long each row or item stays highlighted (ms).
-    pub scan_step_ms: f64,
-    /// Menu targets: columns.
-    pub menu_columns: usize,
-    /// The camera, remembered by name (empty: the first one).
-    pub camera: String,
-    /// A short sound at each click.
-    pub click_sound: bool,
-}
-
-impl Default for UiSettings {
-    fn default() -> Self {
-        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false }
-    }
-}
+pub use crate::settings::UiSettings;
 
 const HISTORY_S: f64 = 10.0;
 /// While a dwell counts, the window repaints this often to show its progress

@@ -278,7 +278,7 @@ pub fn refine_eye_pair(gray: &Mat, le: Point, re: Point, iod: f64) -> Result<(Po
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{Action, FaceAsset, Generator, ScriptEvent, SynthConfig, default_photo, gray_frame};
+    use crate::lab::synth::{Action, FaceAsset, Generator, ScriptEvent, SynthConfig, default_photo, gray_frame};
 
     fn still_face_with_blink() -> (Generator, SynthConfig) {
         let mut cfg = SynthConfig::demo();

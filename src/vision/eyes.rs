@@ -515,7 +515,7 @@ mod tests {
             }
         }
         let mut noise = Mat::new_rows_cols_with_default(120, 200, opencv::core::CV_8UC1, Scalar::all(0.0)).expect("noise");
-        let mut rng = crate::synth::Rng::new(seed);
+        let mut rng = crate::lab::synth::Rng::new(seed);
         for y in 0..120 {
             for x in 0..200 {
                 *noise.at_2d_mut::<u8>(y, x).expect("px") = rng.uniform(0.0, 6.0) as u8;

@@ -145,19 +145,21 @@ impl FaceDetector {
     /// Loads the model from the search path; logs one warning when it is missing or damaged.
     #[must_use]
     pub fn load() -> Self {
-        let paths = search_path();
-        let found = if std::env::var_os(FACE_MODEL_ENV).is_some() { paths.first() } else { paths.iter().find(|p| p.is_file()) };
-        let result = match found {
-            Some(p) => Self::from_path(p),
-            None => Err(FaceModelError::Missing(
-                FACE_MODEL.into(),
-                paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-            )),
-        };
-        result.unwrap_or_else(|e| {
+        Self::find().and_then(|p| Self::from_path(&p)).unwrap_or_else(|e| {
             tracing::warn!("{e}");
             Self::unavailable()
         })
+    }
+
+    /// The model file on the search path (the first one that exists, or the
+    /// one the environment names).
+    ///
+    /// # Errors
+    /// None is found.
+    pub fn find() -> Result<PathBuf, FaceModelError> {
+        let paths = search_path();
+        let found = if std::env::var_os(FACE_MODEL_ENV).is_some() { paths.first() } else { paths.iter().find(|p| p.is_file()) };
+        found.cloned().ok_or_else(|| FaceModelError::Missing(FACE_MODEL.into(), paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")))
     }
 
     /// Loads the model file at `path`.
@@ -385,10 +387,10 @@ impl Drop for FaceWorker {
 mod tests {
     use super::*;
     use crate::vision::params::FACE_ANSWER_MS;
-    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo, gray_frame};
+    use crate::lab::synth::{FaceAsset, Generator, SynthConfig, default_photo, gray_frame};
 
     /// A generated grey frame and its labels.
-    fn rendered(cfg: SynthConfig, i: usize) -> (Mat, crate::labels::LabelRow) {
+    fn rendered(cfg: SynthConfig, i: usize) -> (Mat, crate::lab::labels::LabelRow) {
         gray_frame(&mut Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg).expect("generator"), i)
     }
 

@@ -53,23 +53,43 @@ impl EyeConfirmer {
     /// Loads the cascade from the search path; logs one warning if it is missing.
     #[must_use]
     pub fn load() -> Self {
+        Self::find().map_or_else(Self::unavailable, |p| Self::from_path(&p))
+    }
+
+    /// The cascade file on the search path, checked to load; logs one
+    /// warning when it is missing or damaged.
+    #[must_use]
+    pub fn find() -> Option<PathBuf> {
         let dirs = search_path();
         let path = dirs.iter().map(|d| d.join(EYE_CASCADE)).find(|p| p.is_file());
-        let cascade = path.as_ref().and_then(|p| match CascadeClassifier::new(p.as_os_str()) {
-            Ok(c) if !c.empty().unwrap_or(true) => Some(c),
-            _ => {
+        match &path {
+            Some(p) if Self::from_path(p).active() => {}
+            Some(p) => {
                 tracing::warn!("cannot load the Haar eye cascade {}: the file is damaged (reinstall opencv-data)", p.display());
-                None
+                return None;
             }
-        });
-        if path.is_none() {
-            let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            tracing::warn!(
-                "{EYE_CASCADE} not found (looked in {}); blinks alone will initialize tracking. Install opencv-data or set {HAAR_DIR_ENV}.",
-                looked.join(", ")
-            );
+            None => {
+                let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+                tracing::warn!(
+                    "{EYE_CASCADE} not found (looked in {}); blinks alone will initialize tracking. Install opencv-data or set {HAAR_DIR_ENV}.",
+                    looked.join(", ")
+                );
+            }
         }
-        Self { cascade, roi: Mat::default(), scaled: Mat::default(), found: Vector::new() }
+        path
+    }
+
+    /// The cascade at `path` (inactive if it cannot be loaded).
+    #[must_use]
+    pub fn from_path(path: &std::path::Path) -> Self {
+        let cascade = CascadeClassifier::new(path.as_os_str()).ok().filter(|c| !c.empty().unwrap_or(true));
+        Self { cascade, ..Self::unavailable() }
+    }
+
+    /// A confirmer without a cascade: confirms everything.
+    #[must_use]
+    pub fn unavailable() -> Self {
+        Self { cascade: None, roi: Mat::default(), scaled: Mat::default(), found: Vector::new() }
     }
 
     /// Whether a cascade is loaded.
@@ -132,7 +152,7 @@ impl EyeConfirmer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo, gray_frame};
+    use crate::lab::synth::{FaceAsset, Generator, SynthConfig, default_photo, gray_frame};
 
     #[test]
     fn the_cascade_confirms_eyes_and_rejects_brows() {

@@ -16,7 +16,7 @@ use opencv::prelude::*;
 use super::params::{EYE_FIND_REACH, GENERIC_EYE};
 use super::{VisionError, ncc, px};
 use crate::events::{Point, dist};
-use crate::synth::ASTRONAUT_LANDMARKS;
+use crate::face_model::ASTRONAUT_LANDMARKS;
 
 /// The generic eyes, cut from the portrait with a margin so they can be scaled.
 pub struct GenericEyes {
@@ -40,7 +40,7 @@ impl GenericEyes {
     /// Cuts the eyes from the shipped portrait; logs one warning when it is missing.
     #[must_use]
     pub fn load() -> Self {
-        let path = crate::synth::default_photo();
+        let path = crate::face_model::default_photo();
         let eyes = (|| -> Result<Option<[Mat; 2]>, opencv::Error> {
             let Some(name) = path.to_str() else { return Ok(None) };
             let photo = imgcodecs::imread(name, imgcodecs::IMREAD_GRAYSCALE)?;
@@ -107,7 +107,7 @@ impl GenericEyes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo, gray_frame};
+    use crate::lab::synth::{FaceAsset, Generator, SynthConfig, default_photo, gray_frame};
 
     #[test]
     fn the_eyes_are_found_from_points_a_tenth_of_the_eye_distance_off() {

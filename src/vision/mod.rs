@@ -32,7 +32,6 @@ pub mod stats;
 mod track;
 
 use opencv::core::Mat;
-use serde::{Deserialize, Serialize};
 
 use crate::capture::Frame;
 use crate::events::{Event, Point, TrackState, dist};
@@ -70,53 +69,7 @@ pub struct Observation {
     pub brow_lift: f64,
 }
 
-/// Which point drives the pointer.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum FeaturePoint {
-    /// Between the eyes, on the bridge of the nose (Camera Mouse users' choice).
-    #[default]
-    MidEyes,
-    /// The nose tip, about 0.6 inter-ocular distances below the eyes.
-    NoseTip,
-    /// A point picked on the preview, as an offset from the point between the
-    /// eyes in inter-ocular distances (x right, y down).
-    Picked { dx: f64, dy: f64 },
-}
-
-/// Vision settings (the profile's `[vision]` table).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct VisionSettings {
-    /// Minimum duration of a voluntary long blink, in milliseconds.
-    pub long_blink_ms: f64,
-    /// Minimum duration of a wink, in milliseconds.
-    pub wink_min_ms: f64,
-    /// The pointer feature.
-    pub feature: FeaturePoint,
-    /// Brow raise: lift above rest (inter-ocular distances) that starts a raise ...
-    pub brow_on: f64,
-    /// ... and that ends it.
-    pub brow_off: f64,
-    /// How long the lift must last before the raise counts, in ms.
-    pub brow_min_ms: f64,
-    /// After a raise ends, how long before another can start, in ms.
-    pub brow_refractory_ms: f64,
-}
-
-impl Default for VisionSettings {
-    fn default() -> Self {
-        Self {
-            long_blink_ms: 600.0,
-            wink_min_ms: 250.0,
-            feature: FeaturePoint::MidEyes,
-            brow_on: 0.032,
-            brow_off: 0.02,
-            brow_min_ms: 90.0,
-            brow_refractory_ms: 300.0,
-        }
-    }
-}
+pub use crate::settings::{FeaturePoint, VisionSettings};
 
 /// Vision failures that a caller may want to see (OpenCV errors on odd frames).
 #[derive(Debug, thiserror::Error)]

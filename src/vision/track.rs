@@ -75,8 +75,8 @@ impl Vision {
         let iod = dist(le, re);
         let m = mid(le, re);
         let (e, up) = axes(re, le);
-        let cam = crate::pose::model::Camera::for_image(f64::from(gray.cols()), f64::from(gray.rows()));
-        let [mid_at, nose_at] = crate::pose::model::neutral_offsets(&cam, m, iod)
+        let cam = crate::face_model::Camera::for_image(f64::from(gray.cols()), f64::from(gray.rows()));
+        let [mid_at, nose_at] = crate::face_model::neutral_offsets(&cam, m, iod)
             .map(|[a, b]| [m[0] + iod * (a * e[0] + b * up[0]), m[1] + iod * (a * e[1] + b * up[1])]);
         let feature_from_mid = match self.settings.feature {
             FeaturePoint::MidEyes => [0.0, 0.0],
@@ -367,7 +367,7 @@ mod tests {
     }
 
     use crate::capture::Frame;
-    use crate::synth::{FaceAsset, Generator, SynthConfig, default_photo};
+    use crate::lab::synth::{FaceAsset, Generator, SynthConfig, default_photo};
     use crate::vision::{Observation, Vision, VisionSettings, face::FaceDetector, haar::EyeConfirmer};
 
     /// Runs `frames` of `cfg` through `vision`; `tamper` may change the vision before each frame.
@@ -375,8 +375,8 @@ mod tests {
         vision: &mut Vision,
         cfg: &SynthConfig,
         frames: std::ops::Range<usize>,
-        mut tamper: impl FnMut(usize, &Frame, &crate::labels::LabelRow, &mut Vision),
-    ) -> Vec<(Observation, crate::labels::LabelRow)> {
+        mut tamper: impl FnMut(usize, &Frame, &crate::lab::labels::LabelRow, &mut Vision),
+    ) -> Vec<(Observation, crate::lab::labels::LabelRow)> {
         let mut g = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg.clone()).expect("generator");
         let mut frame = Frame::empty();
         let mut out = Vec::new();
@@ -393,7 +393,7 @@ mod tests {
         out
     }
 
-    fn eye_error(obs: &Observation, row: &crate::labels::LabelRow) -> f64 {
+    fn eye_error(obs: &Observation, row: &crate::lab::labels::LabelRow) -> f64 {
         let (le, re) = (row.le.expect("le"), row.re.expect("re"));
         let iod = dist(le, re);
         dist(obs.le.expect("tracked le"), le).max(dist(obs.re.expect("tracked re"), re)) / iod

@@ -23,11 +23,12 @@ use opencv::imgproc;
 use opencv::prelude::*;
 use opencv::videoio::{self, VideoWriter};
 
-pub use face::{FaceAsset, PhotoLandmarks, ASTRONAUT_LANDMARKS};
+pub use face::FaceAsset;
+pub use crate::face_model::{ASTRONAUT_LANDMARKS, PhotoLandmarks, default_photo};
 pub use rng::Rng;
 
 use crate::events::Point;
-use crate::labels::{self, LabelRow, Meta};
+use crate::lab::labels::{self, LabelRow, Meta};
 
 /// What happens in a scripted event.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -473,7 +474,7 @@ pub fn write_sequence(asset: FaceAsset, cfg: &SynthConfig, dir: &Path) -> Result
 /// The metadata of a generated sequence, in the shared format.
 #[must_use]
 pub fn make_meta(cfg: &SynthConfig, rows: &[LabelRow]) -> Meta {
-    let raises: Vec<[u64; 2]> = crate::labels::Sequence::runs(rows.iter().map(|r| r.brows_raised))
+    let raises: Vec<[u64; 2]> = crate::lab::labels::Sequence::runs(rows.iter().map(|r| r.brows_raised))
         .into_iter()
         .map(|(a, b)| [a as u64, b as u64])
         .collect();
@@ -489,12 +490,12 @@ pub fn make_meta(cfg: &SynthConfig, rows: &[LabelRow]) -> Meta {
                     x >= 0.0 && lone.brow_amp >= amp / 2.0
                 })
                 .collect();
-            if let Some((a, b)) = crate::labels::Sequence::runs(over).first() {
+            if let Some((a, b)) = crate::lab::labels::Sequence::runs(over).first() {
                 subtle.push([*a as u64, *b as u64]);
             }
         }
     }
-    let blinks = crate::labels::Sequence::runs(rows.iter().map(|r| r.eyes_closed)).len();
+    let blinks = crate::lab::labels::Sequence::runs(rows.iter().map(|r| r.eyes_closed)).len();
     let mut extra = serde_json::Map::new();
     extra.insert("generator".into(), serde_json::json!("facemouse synth"));
     extra.insert("seed".into(), serde_json::json!(cfg.seed));
@@ -516,11 +517,6 @@ pub fn make_meta(cfg: &SynthConfig, rows: &[LabelRow]) -> Meta {
     }
 }
 
-/// The default face photo shipped with the project.
-#[must_use]
-pub fn default_photo() -> PathBuf {
-    crate::data_dir().join("assets").join("demo").join("astronaut.png")
-}
 
 /// Frame `i` of `g` in grey, with its labels (for the vision's unit tests).
 #[cfg(test)]

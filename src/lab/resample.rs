@@ -16,7 +16,7 @@ use opencv::prelude::*;
 use opencv::videoio::{self, VideoWriter};
 
 use crate::capture::{Frame, FrameSource, ReadOutcome, VideoFileSource};
-use crate::labels::{self, LabelRow, Meta, Sequence};
+use crate::lab::labels::{self, LabelRow, Meta, Sequence};
 
 /// Resampling failures.
 #[derive(Debug, thiserror::Error)]
@@ -123,7 +123,7 @@ fn scaled(v: u32, scale: f64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{self, FaceAsset, SynthConfig};
+    use crate::lab::synth::{self, FaceAsset, SynthConfig};
 
     #[test]
     fn resampling_keeps_every_nth_frame_and_every_blink() {

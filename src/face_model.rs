@@ -1,5 +1,7 @@
-//! A generic 3D face of the points the trackers give, the pose convention, and
-//! the camera that projects it.
+//! The generic face that vision and pose both use: a generic 3D face of the
+//! points the trackers give, the pose convention, and the camera that projects
+//! it; and the shipped portrait (`assets/demo/astronaut.png`) with its
+//! landmarks, from which vision cuts its generic eye templates.
 //!
 //! Coordinates in millimetres, head frame = camera frame at zero pose: x to the
 //! image right (the subject's left), y up, z towards the camera. The origin is
@@ -199,6 +201,69 @@ pub fn normalize(points: &[Point]) -> Option<Vec<f64>> {
     }
     Some(points.iter().flat_map(|p| [(p[0] - c[0]) / iod, (p[1] - c[1]) / iod]).collect())
 }
+
+/// The shipped portrait (`assets/demo/astronaut.png`, 512×512), whose
+/// landmarks are [`ASTRONAUT_LANDMARKS`].
+#[must_use]
+pub fn default_photo() -> std::path::PathBuf {
+    crate::data_dir().join("assets").join("demo").join("astronaut.png")
+}
+
+/// Landmarks of a face photo, in the photo's pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PhotoLandmarks {
+    /// Subject's left eye centre (image right), midpoint of its corners.
+    pub le: Point,
+    pub re: Point,
+    /// Eyebrow centres (middle of each brow's visible arc).
+    pub lb: Point,
+    pub rb: Point,
+    pub nose: Point,
+    /// Between the eyes, on the bridge of the nose.
+    pub mid: Point,
+    /// Half the width and half the height of the eye opening.
+    pub eye_half_w: f64,
+    pub eye_half_h: f64,
+    /// Horizontal spread (σ) of a brow lift.
+    pub brow_half_len: f64,
+    /// Height of the forehead band above the brows that a lift compresses.
+    pub forehead_span: f64,
+    /// Colour of the upper-lid skin (BGR), sampled from the photo when loaded.
+    pub lid_skin_left: [f64; 3],
+    pub lid_skin_right: [f64; 3],
+}
+
+impl PhotoLandmarks {
+    /// Inter-ocular distance.
+    #[must_use]
+    pub fn iod(&self) -> f64 {
+        dist(self.le, self.re)
+    }
+
+    /// Midpoint of the eye centres.
+    #[must_use]
+    pub fn eye_mid(&self) -> Point {
+        [f64::midpoint(self.le[0], self.re[0]), f64::midpoint(self.le[1], self.re[1])]
+    }
+}
+
+/// The landmarks of `assets/demo/astronaut.png` (512×512), read by hand from
+/// 8× zooms of the photo (see `assets/demo/README.md`).
+pub const ASTRONAUT_LANDMARKS: PhotoLandmarks = PhotoLandmarks {
+    le: [247.5, 103.5],
+    re: [203.0, 101.0],
+    lb: [250.0, 92.5],
+    rb: [203.0, 90.5],
+    nose: [224.0, 125.0],
+    mid: [225.0, 100.0],
+    eye_half_w: 11.0,
+    eye_half_h: 5.0,
+    brow_half_len: 12.0,
+    forehead_span: 20.0,
+    lid_skin_left: [0.0; 3],
+    lid_skin_right: [0.0; 3],
+};
+
 
 #[cfg(test)]
 mod tests {

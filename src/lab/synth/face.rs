@@ -7,62 +7,8 @@ use opencv::imgcodecs;
 use opencv::prelude::*;
 
 use super::SynthError;
-use crate::events::{Point, dist};
-
-/// Landmarks of a face photo, in the photo's pixels.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PhotoLandmarks {
-    /// Subject's left eye centre (image right), midpoint of its corners.
-    pub le: Point,
-    pub re: Point,
-    /// Eyebrow centres (middle of each brow's visible arc).
-    pub lb: Point,
-    pub rb: Point,
-    pub nose: Point,
-    /// Between the eyes, on the bridge of the nose.
-    pub mid: Point,
-    /// Half the width and half the height of the eye opening.
-    pub eye_half_w: f64,
-    pub eye_half_h: f64,
-    /// Horizontal spread (σ) of a brow lift.
-    pub brow_half_len: f64,
-    /// Height of the forehead band above the brows that a lift compresses.
-    pub forehead_span: f64,
-    /// Colour of the upper-lid skin (BGR), sampled from the photo when loaded.
-    pub lid_skin_left: [f64; 3],
-    pub lid_skin_right: [f64; 3],
-}
-
-impl PhotoLandmarks {
-    /// Inter-ocular distance.
-    #[must_use]
-    pub fn iod(&self) -> f64 {
-        dist(self.le, self.re)
-    }
-
-    /// Midpoint of the eye centres.
-    #[must_use]
-    pub fn eye_mid(&self) -> Point {
-        [f64::midpoint(self.le[0], self.re[0]), f64::midpoint(self.le[1], self.re[1])]
-    }
-}
-
-/// The landmarks of `assets/demo/astronaut.png` (512×512), read by hand from
-/// 8× zooms of the photo (see `assets/demo/README.md`).
-pub const ASTRONAUT_LANDMARKS: PhotoLandmarks = PhotoLandmarks {
-    le: [247.5, 103.5],
-    re: [203.0, 101.0],
-    lb: [250.0, 92.5],
-    rb: [203.0, 90.5],
-    nose: [224.0, 125.0],
-    mid: [225.0, 100.0],
-    eye_half_w: 11.0,
-    eye_half_h: 5.0,
-    brow_half_len: 12.0,
-    forehead_span: 20.0,
-    lid_skin_left: [0.0; 3],
-    lid_skin_right: [0.0; 3],
-};
+use crate::face_model::{ASTRONAUT_LANDMARKS, PhotoLandmarks};
+use crate::events::Point;
 
 /// A photo with its landmarks.
 pub struct FaceAsset {

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::events::{Event, TrackState, dist};
-use crate::labels::{LabelRow, Sequence};
+use crate::lab::labels::{LabelRow, Sequence};
 use crate::trace::TraceRecord;
 
 /// Event scores of one kind (blinks or brow raises).
@@ -134,16 +134,7 @@ fn round_half_even(x: f64) -> f64 {
     if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 { r - x.signum() } else { r }
 }
 
-/// Linear-interpolation percentile of `v` (sorted in place), as the reference scorer computes it.
-pub(crate) fn pct(v: &mut [f64], q: f64) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let k = (v.len() - 1) as f64 * q / 100.0;
-    let (lo, hi) = (k.floor() as usize, k.ceil() as usize);
-    Some(v[lo] + (v[hi] - v[lo]) * (k - lo as f64))
-}
+pub(crate) use crate::stats::pct;
 
 fn prf(tp: usize, n_det: usize, n_gt: usize) -> (Option<f64>, Option<f64>, Option<f64>) {
     let p = (n_det > 0).then(|| tp as f64 / n_det as f64);
@@ -530,13 +521,13 @@ pub fn table(all: &[Scores], sum: &Summary) -> String {
 ///
 /// # Errors
 /// A missing or malformed file.
-pub fn read_trace(path: &Path) -> Result<Vec<TraceRecord>, crate::labels::LabelError> {
-    let text = std::fs::read_to_string(path).map_err(|source| crate::labels::LabelError::Io { path: path.to_path_buf(), source })?;
+pub fn read_trace(path: &Path) -> Result<Vec<TraceRecord>, crate::lab::labels::LabelError> {
+    let text = std::fs::read_to_string(path).map_err(|source| crate::lab::labels::LabelError::Io { path: path.to_path_buf(), source })?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| crate::labels::LabelError::Parse { path: path.to_path_buf(), line: i + 1, message: e.to_string() })
+            serde_json::from_str(l).map_err(|e| crate::lab::labels::LabelError::Parse { path: path.to_path_buf(), line: i + 1, message: e.to_string() })
         })
         .collect()
 }

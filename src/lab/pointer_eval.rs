@@ -16,7 +16,7 @@ use crate::output::Command;
 use crate::pointer::{Input, Mapping, PointerMapper, PointerSettings, Range};
 use crate::pose::Pose;
 use crate::switch::{Action, SwitchDecider, SwitchSettings};
-use crate::synth::Rng;
+use crate::lab::synth::Rng;
 use crate::vision::Observation;
 
 /// How the simulated user clicks.

@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::model::Camera;
-use super::pnp::{self, Method};
-use super::sma::{self, Sma};
+use crate::face_model::Camera;
+use crate::pose::pnp::{self, Method};
+use crate::lab::pose_train;
+use crate::pose::sma::{self, Sma};
 use crate::capture::SourceSpec;
 use crate::profile::Settings;
 
@@ -49,7 +50,7 @@ pub struct Report {
     pub sequences: Vec<SequenceRow>,
 }
 
-fn measure(name: &str, noise: f64, set: &[sma::Sample], f: &mut dyn FnMut(&sma::Sample) -> Option<[f64; 3]>) -> Row {
+fn measure(name: &str, noise: f64, set: &[pose_train::Sample], f: &mut dyn FnMut(&pose_train::Sample) -> Option<[f64; 3]>) -> Row {
     let mut e = [0.0; 3];
     let mut failures = 0;
     let t = Instant::now();
@@ -81,11 +82,11 @@ fn measure(name: &str, noise: f64, set: &[sma::Sample], f: &mut dyn FnMut(&sma::
 
 /// The proposal nearest the true pose: what a perfect feedback function would
 /// pick (a bound, not an estimator: it looks at the answer).
-fn best_proposal(m: &Sma, s: &sma::Sample, cam: &Camera) -> Option<[f64; 3]> {
+fn best_proposal(m: &Sma, s: &pose_train::Sample, cam: &Camera) -> Option<[f64; 3]> {
     m.proposals(&s.x)
         .iter()
         .map(|a| {
-            let p = super::model::from_apparent(&super::Pose { yaw: a[0], pitch: a[1], roll: a[2] }, cam, s.at);
+            let p = crate::face_model::from_apparent(&crate::pose::Pose { yaw: a[0], pitch: a[1], roll: a[2] }, cam, s.at);
             [p.yaw, p.pitch, p.roll]
         })
         .min_by(|a, b| {
@@ -100,31 +101,32 @@ fn best_proposal(m: &Sma, s: &sma::Sample, cam: &Camera) -> Option<[f64; 3]> {
 /// A sequence that cannot be read or replayed.
 pub fn run(model: &Sma, sequences: &[PathBuf], settings: &Settings) -> anyhow::Result<Report> {
     // Read every sequence first, so that a wrong path fails at once, not after the synthetic part.
-    let loaded = sequences.iter().map(|d| crate::labels::Sequence::load(d)).collect::<Result<Vec<_>, _>>()?;
+    let loaded = sequences.iter().map(|d| crate::lab::labels::Sequence::load(d)).collect::<Result<Vec<_>, _>>()?;
     let cam = Camera::for_image(640.0, 480.0);
-    let cfg = sma::TrainConfig::default();
-    let train = sma::generate(cfg.train, cfg.seed, cfg.noise_px);
-    let (k1, _) = Sma::fit(&train, 1, cfg.centres, cfg.em_iterations, cfg.seed);
-    let (kn, _) = Sma::fit(&train, K_ANALYSIS, cfg.centres, cfg.em_iterations, cfg.seed);
+    let cfg = pose_train::TrainConfig::default();
+    let train = pose_train::generate(cfg.train, cfg.seed, cfg.noise_px);
+    let (k1, _) = pose_train::fit(&train, 1, cfg.centres, cfg.em_iterations, cfg.seed);
+    let (kn, _) = pose_train::fit(&train, K_ANALYSIS, cfg.centres, cfg.em_iterations, cfg.seed);
     let mut rows = Vec::new();
     for (i, &noise) in NOISE_PX.iter().enumerate() {
-        let set = sma::generate(TEST_SAMPLES, 77_000 + i as u64, noise);
-        let as_array = |p: super::Pose| [p.yaw, p.pitch, p.roll];
+        let set = pose_train::generate(TEST_SAMPLES, 77_000 + i as u64, noise);
+        let as_array = |p: crate::pose::Pose| [p.yaw, p.pitch, p.roll];
         rows.push(measure("SMA K=1 (ablation)", noise, &set, &mut |s| k1.estimate_in(&s.x, &cam, s.at).map(as_array)));
         rows.push(measure(&format!("SMA K={}", model.meta.chosen_k), noise, &set, &mut |s| model.estimate_in(&s.x, &cam, s.at).map(as_array)));
         rows.push(measure(&format!("SMA K={K_ANALYSIS}, feedback picks"), noise, &set, &mut |s| kn.estimate_in(&s.x, &cam, s.at).map(as_array)));
         rows.push(measure(&format!("SMA K={K_ANALYSIS}, oracle picks (bound)"), noise, &set, &mut |s| best_proposal(&kn, s, &cam)));
         rows.push(measure("SMA + Gauss-Newton refine", noise, &set, &mut |s| {
-            model.estimate(&s.x).map(|p| as_array(super::model::from_apparent(&sma::refine(&p, &s.x, 5), &cam, s.at)))
+            model.estimate(&s.x).map(|p| as_array(crate::face_model::from_apparent(&sma::refine(&p, &s.x, 5), &cam, s.at)))
         }));
         rows.push(measure("solvePnP iterative", noise, &set, &mut |s| pnp::solve(&s.px, &cam, Method::Iterative).ok().flatten().map(as_array)));
         rows.push(measure("solvePnP EPnP", noise, &set, &mut |s| pnp::solve(&s.px, &cam, Method::Epnp).ok().flatten().map(as_array)));
     }
     let mut seqs = Vec::new();
+    let models = crate::models::Models::load();
     for seq in &loaded {
-        let (records, _) = crate::replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, settings)?;
-        let scores = crate::eval::score(seq, &records, None);
-        let get = |p: &crate::eval::PoseError| [p.yaw.unwrap_or(f64::NAN), p.pitch.unwrap_or(f64::NAN), p.roll.unwrap_or(f64::NAN)];
+        let (records, _) = crate::replay::collect_with(SourceSpec::Video { path: seq.video(), realtime: false }, settings, models.clone())?;
+        let scores = crate::lab::eval::score(seq, &records, None);
+        let get = |p: &crate::lab::eval::PoseError| [p.yaw.unwrap_or(f64::NAN), p.pitch.unwrap_or(f64::NAN), p.roll.unwrap_or(f64::NAN)];
         seqs.push(SequenceRow { sequence: scores.sequence.clone(), frames: scores.pose_mae.frames, mae: get(&scores.pose_mae), mae_debiased: get(&scores.pose_mae_debiased) });
     }
     Ok(Report { chosen_k: model.meta.chosen_k, k_validation_mae: model.meta.k_validation_mae.clone(), synthetic: rows, sequences: seqs })

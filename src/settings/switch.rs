@@ -1,0 +1,101 @@
+//! The `[switch]` table: what each gesture does, and the safety limits.
+
+use serde::{Deserialize, Serialize};
+
+use super::check;
+use crate::command::Chord;
+
+/// What a trigger does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    #[default]
+    None,
+    ClickLeft,
+    ClickRight,
+    ClickMiddle,
+    DoubleClick,
+    /// Press the left button; the next trigger releases it.
+    DragToggle,
+    /// Head motion scrolls until the next trigger.
+    ScrollMode,
+    /// Pause or resume.
+    Pause,
+    /// Open the navigation menu.
+    OpenMenu,
+    /// Make the current head position the neutral one.
+    Recenter,
+    /// A key or chord, e.g. `{ key = "ctrl+c" }`.
+    Key(Chord),
+}
+
+impl Action {
+    /// Whether the action presses a mouse button (subject to the click rules).
+    #[must_use]
+    pub fn clicks(&self) -> bool {
+        matches!(self, Self::ClickLeft | Self::ClickRight | Self::ClickMiddle | Self::DoubleClick | Self::DragToggle)
+    }
+}
+
+/// The profile's `[switch]` table: bindings and safety limits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SwitchSettings {
+    pub brow_raise: Action,
+    pub long_blink: Action,
+    pub wink_left: Action,
+    pub wink_right: Action,
+    pub dwell: Action,
+    /// Holding the brows up this long pauses or resumes (ms).
+    pub pause_raise_ms: f64,
+    /// No action for this long after tracking starts or comes back (ms).
+    pub startup_grace_ms: f64,
+    /// A trigger this soon after an action is ignored (ms).
+    pub cooldown_ms: f64,
+    /// At most this many clicks in any minute.
+    pub max_clicks_per_minute: u32,
+    /// Scroll mode: pointer pixels per scroll step.
+    pub scroll_px_per_step: f64,
+}
+
+impl SwitchSettings {
+    /// Each gesture's action, with the gesture's name in the profile.
+    #[must_use]
+    pub fn bindings(&self) -> [(&Action, &'static str); 5] {
+        [(&self.brow_raise, "brow_raise"), (&self.long_blink, "long_blink"), (&self.wink_left, "wink_left"), (&self.wink_right, "wink_right"), (&self.dwell, "dwell")]
+    }
+}
+
+impl Default for SwitchSettings {
+    fn default() -> Self {
+        Self {
+            brow_raise: Action::ClickLeft,
+            long_blink: Action::ClickRight,
+            wink_left: Action::None,
+            wink_right: Action::None,
+            dwell: Action::None,
+            pause_raise_ms: 1500.0,
+            startup_grace_ms: 2000.0,
+            cooldown_ms: 500.0,
+            max_clicks_per_minute: 40,
+            scroll_px_per_step: 40.0,
+        }
+    }
+}
+
+impl SwitchSettings {
+    /// Checks every value against its valid range; the error names the
+    /// field as the profile spells it (`switch.…`).
+    ///
+    /// # Errors
+    /// The first field out of range, and why.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let w = self;
+        check((500.0..=10_000.0).contains(&w.pause_raise_ms), "switch.pause_raise_ms", "must be 500 to 10000 ms")?;
+        check((0.0..=30_000.0).contains(&w.startup_grace_ms), "switch.startup_grace_ms", "must be 0 to 30000 ms")?;
+        check((0.0..=10_000.0).contains(&w.cooldown_ms), "switch.cooldown_ms", "must be 0 to 10000 ms")?;
+        check((1..=600).contains(&w.max_clicks_per_minute), "switch.max_clicks_per_minute", "must be 1 to 600")?;
+        check((1.0..=1000.0).contains(&w.scroll_px_per_step), "switch.scroll_px_per_step", "must be 1 to 1000")?;
+        Ok(())
+    }
+}

@@ -1,0 +1,46 @@
+//! The `[ui]` table: how the window looks and behaves.
+
+use serde::{Deserialize, Serialize};
+
+use super::check;
+
+/// The profile's `[ui]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UiSettings {
+    /// Everything in the window is this much larger than usual.
+    pub zoom: f32,
+    /// White on black with strong colours.
+    pub high_contrast: bool,
+    /// Single-switch scanning of the menu instead of pointing.
+    pub scanning: bool,
+    /// Scanning: how long each row or item stays highlighted (ms).
+    pub scan_step_ms: f64,
+    /// Menu targets: columns.
+    pub menu_columns: usize,
+    /// The camera, remembered by name (empty: the first one).
+    pub camera: String,
+    /// A short sound at each click.
+    pub click_sound: bool,
+}
+
+impl Default for UiSettings {
+    fn default() -> Self {
+        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false }
+    }
+}
+
+impl UiSettings {
+    /// Checks every value against its valid range; the error names the
+    /// field as the profile spells it (`ui.…`).
+    ///
+    /// # Errors
+    /// The first field out of range, and why.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let u = self;
+        check((0.75..=3.0).contains(&u.zoom), "ui.zoom", "must be 0.75 to 3")?;
+        check((200.0..=20_000.0).contains(&u.scan_step_ms), "ui.scan_step_ms", "must be 200 to 20000 ms")?;
+        check((1..=8).contains(&u.menu_columns), "ui.menu_columns", "must be 1 to 8")?;
+        Ok(())
+    }
+}

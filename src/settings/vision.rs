@@ -1,0 +1,74 @@
+//! The `[vision]` table: what counts as a gesture.
+
+use serde::{Deserialize, Serialize};
+
+use super::check;
+
+/// Which point drives the pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FeaturePoint {
+    /// Between the eyes, on the bridge of the nose (Camera Mouse users' choice).
+    #[default]
+    MidEyes,
+    /// The nose tip, about 0.6 inter-ocular distances below the eyes.
+    NoseTip,
+    /// A point picked on the preview, as an offset from the point between the
+    /// eyes in inter-ocular distances (x right, y down).
+    Picked { dx: f64, dy: f64 },
+}
+
+/// Vision settings (the profile's `[vision]` table).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VisionSettings {
+    /// Minimum duration of a voluntary long blink, in milliseconds.
+    pub long_blink_ms: f64,
+    /// Minimum duration of a wink, in milliseconds.
+    pub wink_min_ms: f64,
+    /// The pointer feature.
+    pub feature: FeaturePoint,
+    /// Brow raise: lift above rest (inter-ocular distances) that starts a raise ...
+    pub brow_on: f64,
+    /// ... and that ends it.
+    pub brow_off: f64,
+    /// How long the lift must last before the raise counts, in ms.
+    pub brow_min_ms: f64,
+    /// After a raise ends, how long before another can start, in ms.
+    pub brow_refractory_ms: f64,
+}
+
+impl Default for VisionSettings {
+    fn default() -> Self {
+        Self {
+            long_blink_ms: 600.0,
+            wink_min_ms: 250.0,
+            feature: FeaturePoint::MidEyes,
+            brow_on: 0.032,
+            brow_off: 0.02,
+            brow_min_ms: 90.0,
+            brow_refractory_ms: 300.0,
+        }
+    }
+}
+
+impl VisionSettings {
+    /// Checks every value against its valid range; the error names the
+    /// field as the profile spells it (`vision.…`).
+    ///
+    /// # Errors
+    /// The first field out of range, and why.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let v = self;
+        if let FeaturePoint::Picked { dx, dy } = v.feature {
+            check(dx.abs() <= 3.0 && dy.abs() <= 3.0, "vision.feature", "a picked point must be within 3 eye distances of the eyes")?;
+        }
+        check((100.0..=5000.0).contains(&v.long_blink_ms), "vision.long_blink_ms", "must be 100 to 5000 ms")?;
+        check((50.0..=3000.0).contains(&v.wink_min_ms), "vision.wink_min_ms", "must be 50 to 3000 ms")?;
+        check((0.005..=0.3).contains(&v.brow_on), "vision.brow_on", "must be 0.005 to 0.3 eye distances")?;
+        check(v.brow_off >= 0.0 && v.brow_off < v.brow_on, "vision.brow_off", "must be at least 0 and less than brow_on")?;
+        check((0.0..=2000.0).contains(&v.brow_min_ms), "vision.brow_min_ms", "must be 0 to 2000 ms")?;
+        check((0.0..=5000.0).contains(&v.brow_refractory_ms), "vision.brow_refractory_ms", "must be 0 to 5000 ms")?;
+        Ok(())
+    }
+}
