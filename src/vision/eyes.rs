@@ -29,6 +29,7 @@ use opencv::prelude::*;
 
 use super::ncc;
 use super::params::{
+    EARLY_RETURN_SHARE, EARLY_TURN_MS,
     ADOPT_MS, ALIGNED_NCC, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_WINDOW_MS, OPEN_TAU_MS, WINK_CLOSED, WINK_OTHER_MAX,
 };
@@ -110,6 +111,12 @@ struct Candidate {
     open_since: Option<f64>,
     /// Past `BLINK_MAX_MS`, the eyes blinked or moved on to another look: they were open.
     moved: bool,
+    /// The blink was given as the eyes began to reopen (see `EARLY_RETURN_SHARE`) ...
+    announced: bool,
+    /// ... which only a closure that rose from open eyes may be (both below
+    /// the threshold on the frame before: not the end of a look, not one eye
+    /// already departed).
+    fresh: bool,
 }
 
 /// The eye-state detector of both eyes (index 0: the subject's left eye, 1: the right).
@@ -130,8 +137,10 @@ pub struct EyeState {
     /// A blink that may teach the closed level: when the eyes reopened, and each eye's depth at its deepest.
     pending: Option<(f64, [f64; 2])>,
     last_t: Option<f64>,
-    /// The last frame's closures (1 = the blink threshold), for diagnostics and plots.
+    /// The last frame's closures (1 = the blink threshold), for diagnostics and plots ...
     pub last_closure: (f64, f64),
+    /// ... and the frame's before.
+    last_closure_before: Option<(f64, f64)>,
     /// While a departure holds past `BLINK_MAX_MS`: how each eye looks now ...
     held: [Option<Look>; 2],
     /// ... and a further departure from that: when it started and its deepest mean closure.
@@ -191,6 +200,7 @@ impl EyeState {
         let Some(seen) = self.measure(gray, eyes, iod)? else {
             return Ok(self.closed());
         };
+        self.last_closure_before = Some(self.last_closure);
         self.last_closure = (seen[0].closure, seen[1].closure);
         if !reliable {
             return Ok(self.closed());
@@ -217,6 +227,8 @@ impl EyeState {
                         closed_like: true,
                         open_since: None,
                         moved: false,
+                        announced: false,
+                        fresh: self.last_closure_before.is_some_and(|(l, r)| l.max(r) < EYE_ON),
                     });
                     self.wink = None;
                 } else {
@@ -233,7 +245,13 @@ impl EyeState {
                 // A closure is over once the eyes start to reopen; a long one
                 // (a command) once they look as they did before it.
                 let back = EYE_RETURN.max(c.peak * if dur < timing.long_blink_ms { EYE_RETURN_SHARE } else { LONG_RETURN_SHARE });
-                if mean < back {
+                if c.fresh && !c.announced && mean >= back && dur <= EARLY_TURN_MS && mean < EARLY_RETURN_SHARE * c.peak {
+                    // A short closure that has begun to reopen is a blink:
+                    // given now, at the turn, not when slow lids are back.
+                    self.blink(&c, t_ms, events);
+                    c.announced = true;
+                    self.candidate = Some(c);
+                } else if mean < back {
                     // The eyes came back: a blink, or a long blink if they were closed long enough.
                     let closed_like = c.closed_like && !c.moved;
                     if dur >= timing.long_blink_ms && dur <= LONG_BLINK_MAX_MS && closed_like {
@@ -579,6 +597,49 @@ mod tests {
             (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
         });
         assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink, Event::Blink], "{ev:?}");
+    }
+
+    /// Lids that close fast and reopen slowly (shut 1 frame, then 0.7, 0.6,
+    /// 0.5 … open over a quarter of a second): the blink is given at the
+    /// turn, within a few frames of its onset, not when the lids are back.
+    #[test]
+    fn a_slowly_reopening_blink_is_given_at_the_turn() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3000.0, 33.3, blinks(130.0));
+        let lid = |t: f64| match t - 4000.0 {
+            d if (0.0..66.0).contains(&d) => 1.0,
+            d if (66.0..400.0).contains(&d) => 0.75 - 0.75 * (d - 66.0) / 334.0,
+            _ => 0.0,
+        };
+        let ev = run(&mut s, 3000.0, 5000.0, 33.3, |t| ([lid(t), lid(t)], [0.0, 0.0]));
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink], "{ev:?}");
+        assert!(ev[0].0 < 4000.0 + 200.0, "given at the turn, not at the end of the reopening: {ev:?}");
+    }
+
+    /// Two blinks 330 ms apart are two blinks (a double blink), each given once.
+    #[test]
+    fn a_double_blink_is_two_blinks() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3000.0, 33.3, blinks(130.0));
+        let ev = run(&mut s, 3000.0, 5000.0, 33.3, |t| {
+            let shut = [4000.0, 4330.0].iter().any(|b| (*b..b + 100.0).contains(&t));
+            (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
+        });
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink, Event::Blink], "{ev:?}");
+    }
+
+    /// One eye already departed (a lid lowered on one side) when the other
+    /// dips: that is no fresh closure, and its partial return gives nothing early.
+    #[test]
+    fn a_dip_while_one_eye_is_departed_is_not_given_early() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3000.0, 33.3, blinks(130.0));
+        let ev = run(&mut s, 3000.0, 4400.0, 33.3, |t| {
+            let right = if t >= 3800.0 { 0.6 } else { 0.0 };
+            let left = if (4000.0..4070.0).contains(&t) { 0.6 } else { 0.0 };
+            ([left, right], [0.0, 0.0])
+        });
+        assert!(ev.iter().all(|e| e.0 >= 4150.0), "nothing at the dip's turn: {ev:?}");
     }
 
     #[test]

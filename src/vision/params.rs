@@ -163,6 +163,14 @@ pub const EYE_ON: f64 = 1.0;
 /// ... and the eyes have come back when closure falls below this, or below this share of its peak ...
 pub const EYE_RETURN: f64 = 0.4;
 pub const EYE_RETURN_SHARE: f64 = 0.5;
+/// A closure that turns back within `EARLY_TURN_MS` of its start (a lid
+/// closes and turns in about a tenth to a fifth of a second) is given as a
+/// blink as soon as it falls below this share of its deepest: at the turn,
+/// not at the slow end of the reopening (lids can take a quarter of a second
+/// to be back). A later turn (a glance that comes half way back) waits for
+/// the usual end.
+pub const EARLY_RETURN_SHARE: f64 = 0.75;
+pub const EARLY_TURN_MS: f64 = 250.0;
 /// ... a long blink's once closure falls below this share of its deepest (the eyes look as before) ...
 pub const LONG_RETURN_SHARE: f64 = 0.15;
 /// ... after which closure must fall below this before the next blink can start.
@@ -188,8 +196,10 @@ pub const CONFIRM_MS: f64 = 400.0;
 /// The closed level follows the person's blinks as an exponential average at
 /// this rate per blink (each confirmed blink moves it 1 − e^−0.3 ≈ 26 % of the way).
 pub const CLOSED_LEARN: f64 = 0.3;
-/// Two blink events closer than this are one blink seen twice.
-pub const BLINK_DEDUPE_MS: f64 = 400.0;
+/// Two blink events closer than this are one blink seen twice. A double
+/// blink is two blinks about a third of a second apart, so this stays below
+/// that (400 ms lost the second blink of zju-s18's pair).
+pub const BLINK_DEDUPE_MS: f64 = 250.0;
 /// A wink: one eye closed this much, and at least `CLOSED_DEPTH_SHARE` as far
 /// as the person's blinks close it; the other open below `WINK_OTHER_MAX`.
 pub const WINK_CLOSED: f64 = 1.0;
