@@ -1,5 +1,6 @@
 //! Prints the per-frame vision signals of a video as CSV (for tuning and plots):
-//! `cargo run --release --example signals -- VIDEO > signals.csv`.
+//! `cargo run --release --example signals -- VIDEO > signals.csv`
+//! (with `FACEMOUSE_LOG=trace`, the eye state's reasoning on standard error).
 
 use std::time::Instant;
 
@@ -8,6 +9,10 @@ use facemouse::pipeline::Pipeline;
 use facemouse::profile::Settings;
 
 fn main() -> anyhow::Result<()> {
+    // FACEMOUSE_LOG=trace shows the eye state's reasoning on standard error.
+    if let Some(level) = std::env::var("FACEMOUSE_LOG").ok().and_then(|v| v.parse::<tracing::Level>().ok()) {
+        tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(level).without_time().init();
+    }
     let path = std::env::args().nth(1).ok_or_else(|| anyhow::anyhow!("usage: signals VIDEO"))?;
     let mut src = VideoFileSource::open(std::path::Path::new(&path))?;
     let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());

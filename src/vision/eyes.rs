@@ -200,6 +200,7 @@ impl EyeState {
         let Some(seen) = self.measure(gray, eyes, iod)? else {
             return Ok(self.closed());
         };
+        tracing::trace!("eyes: t {t_ms:.0} dep {:.3} {:.3} rest {:.3} {:.3} span {:.3} {:.3} n {}", seen[0].departure, seen[1].departure, self.rest[0].median(), self.rest[1].median(), self.span(0), self.span(1), self.rest[0].len());
         self.last_closure_before = Some(self.last_closure);
         self.last_closure = (seen[0].closure, seen[1].closure);
         if !reliable {
