@@ -123,6 +123,73 @@ fn the_editor_saves_a_key_chord_only_once_it_is_valid() {
     assert_eq!(saved(), Some(MenuAction::Keys(chord("enter+q"))), "the finished chord is saved");
 }
 
+/// A panel whose targets fire after a 1 s dwell, on a clock stepped 0.1 s a step.
+fn dwell_harness(dir: &Path) -> Harness<'static, State> {
+    let menus = menus::load_dir(dir).expect("menus");
+    let panel = MenuPanel::new(Navigator::new(menus), dir.to_path_buf(), 3, false, 1000.0, 1000.0);
+    Harness::builder().with_size(egui::vec2(1200.0, 900.0)).with_step_dt(0.1).build_ui_state(
+        |ui, s: &mut State| {
+            let t = ui.input(|i| i.time) * 1000.0;
+            if let Some(o) = s.panel.show(ui, t) {
+                s.outcomes.push(o);
+            }
+        },
+        State { panel, outcomes: Vec::new() },
+    )
+}
+
+/// "System" opens its menu, whose "Close the menu" comes to lie under the
+/// resting pointer: it must not fire by itself, however long the pointer
+/// rests, until the pointer has left it and come back.
+#[test]
+fn a_relayout_does_not_fire_the_target_now_under_the_pointer() {
+    let dir = user_menus();
+    let mut h = dwell_harness(dir.path());
+    h.run_steps(1);
+    let at = h.get_by_label("System").rect().center();
+    h.get_by_label("System").hover();
+    h.run_steps(15);
+    assert_eq!(h.state().outcomes, vec![Outcome::Moved], "a dwell on System opens it");
+    assert!(h.get_by_label("Close the menu").rect().contains(at), "the test needs Close under the pointer");
+    h.run_steps(40);
+    assert_eq!(h.state().outcomes, vec![Outcome::Moved], "the target that moved under the pointer fired");
+    // Away and back: now it is meant.
+    h.get_by_label("Volume up").hover();
+    h.run_steps(3);
+    h.get_by_label("Close the menu").hover();
+    h.run_steps(15);
+    assert_eq!(h.state().outcomes, vec![Outcome::Moved, Outcome::Close]);
+}
+
+/// A click, then the pointer resting on the same target: one action.
+#[test]
+fn a_click_and_a_rest_on_the_same_target_fire_once() {
+    let dir = user_menus();
+    let mut h = dwell_harness(dir.path());
+    h.run_steps(1);
+    h.get_by_label("Pause Facemouse").click();
+    h.run_steps(40);
+    assert_eq!(h.state().outcomes, vec![Outcome::Pause], "the dwell fired again after the click");
+}
+
+/// The small controls (Edit menu, the bottom Back) are reached by dwell too.
+#[test]
+fn edit_and_back_are_reached_by_dwell() {
+    let dir = user_menus();
+    let mut h = dwell_harness(dir.path());
+    h.run_steps(1);
+    h.get_by_label("System").hover();
+    h.run_steps(15);
+    let backs: Vec<_> = h.get_all_by_label("Back").map(|n| n.rect()).collect();
+    let bottom = backs.into_iter().max_by(|a, b| a.center().y.total_cmp(&b.center().y)).expect("a Back");
+    h.hover_at(bottom.center());
+    h.run_steps(15);
+    assert!(h.query_by_label("Volume up").is_none(), "the bottom Back returns to the main menu");
+    h.get_by_label("Edit menu").hover();
+    h.run_steps(15);
+    assert!(h.query_by_label("Done editing").is_some(), "Edit menu opens the editor by dwell");
+}
+
 fn chord(s: &str) -> facemouse::command::Chord {
     facemouse::command::Chord::parse(s).expect("chord")
 }

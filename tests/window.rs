@@ -90,3 +90,19 @@ fn a_source_that_cannot_be_read_shows_its_problem_in_words() {
     assert!(h.query_by_label_contains("no-such-recording.avi").is_some(), "the missing recording must be named");
     assert!(h.query_by_label("No picture from the camera").is_some(), "the status must not say it is searching");
 }
+
+/// A click on a toggle (the switch clicks at the pointer), then the pointer
+/// resting on it: one action, not a toggle and a dwell that undoes it.
+#[test]
+fn a_click_then_a_rest_on_a_toggle_toggles_it_once() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    h.run_steps(2);
+    h.get_by_label("Click sound: off").click();
+    for _ in 0..40 {
+        h.step();
+    }
+    assert!(h.query_by_label("Click sound: on").is_some(), "the dwell undid the click");
+    assert_eq!(click_sound_saved(tmp.path()), Some(true));
+}

@@ -65,7 +65,8 @@ pub struct MenuPanel {
     pub scanning: bool,
     pub dwell_ms: f64,
     pub editing: bool,
-    hover: Option<super::Dwell>,
+    /// The menu window's activation path (dwell and click).
+    act: super::Activator,
     pub message: String,
     /// Why the menus are not saved (another window has the profile open), or
     /// `None` when they are.
@@ -78,7 +79,7 @@ pub struct MenuPanel {
 impl MenuPanel {
     #[must_use]
     pub fn new(nav: Navigator, dir: PathBuf, columns: usize, scanning: bool, scan_step_ms: f64, dwell_ms: f64) -> Self {
-        Self { nav, scanner: Scanner::new(columns, scan_step_ms), dir, columns: columns.max(1), scanning, dwell_ms, editing: false, hover: None, message: String::new(), read_only: None, drafts: std::collections::HashMap::new() }
+        Self { nav, scanner: Scanner::new(columns, scan_step_ms), dir, columns: columns.max(1), scanning, dwell_ms, editing: false, act: super::Activator::default(), message: String::new(), read_only: None, drafts: std::collections::HashMap::new() }
     }
 
     /// The scanning switch (an eyebrow raise's click): enters a row or selects.
@@ -87,14 +88,28 @@ impl MenuPanel {
         self.nav.select(i)
     }
 
+    /// The menu's window appeared, or its layout changed from outside (a
+    /// zoom, a profile): nothing now under the pointer fires by itself.
+    pub fn relayout(&mut self, ctx: &egui::Context) {
+        self.act.relayout(ctx);
+    }
+
+    /// A button through the activation path: a click or a dwell.
+    fn button(&mut self, ui: &mut egui::Ui, text: RichText) -> bool {
+        let r = ui.button(text);
+        self.act.target(ui, &r, self.dwell_ms)
+    }
+
     /// Draws the panel; returns what a selection asks the app to do.
     pub fn show(&mut self, ui: &mut egui::Ui, t_ms: f64) -> Option<Outcome> {
         let menu = self.nav.current().clone();
+        let depth = self.nav.depth();
         ui.horizontal(|ui| {
             ui.heading(RichText::new(&menu.title).size(28.0));
             let label = if self.editing { "Done editing" } else { "Edit menu" };
-            if ui.button(RichText::new(label).size(18.0)).clicked() {
+            if self.button(ui, RichText::new(label).size(18.0)) {
                 self.editing = !self.editing;
+                self.act.relayout(ui.ctx());
             }
         });
         if self.editing {
@@ -114,11 +129,8 @@ impl MenuPanel {
                     b = b.fill(Color32::from_rgb(255, 210, 0));
                 }
                 let r = ui.add(b);
-                if r.clicked() {
-                    chosen = Some(i);
-                }
-                // Dwell: resting the pointer on a target selects it (once, until the pointer leaves).
-                if super::dwell(ui, &r, r.id, &mut self.hover, self.dwell_ms) {
+                // A click or a dwell: once, until the pointer leaves.
+                if self.act.target(ui, &r, self.dwell_ms) {
                     chosen = Some(i);
                 }
                 if (i + 1) % self.columns == 0 {
@@ -126,13 +138,18 @@ impl MenuPanel {
                 }
             }
         });
-        if self.nav.depth() > 1 {
+        if depth > 1 {
             ui.add_space(12.0);
-            if ui.button(RichText::new("Back").size(24.0)).clicked() {
+            if self.button(ui, RichText::new("Back").size(24.0)) {
                 self.nav.back();
             }
         }
-        chosen.and_then(|i| self.nav.select(i))
+        let outcome = chosen.and_then(|i| self.nav.select(i));
+        if self.nav.depth() != depth || outcome == Some(Outcome::Moved) {
+            // Another menu came under the pointer: nothing of it fires by itself.
+            self.act.relayout(ui.ctx());
+        }
+        outcome
     }
 
     fn editor(&mut self, ui: &mut egui::Ui, menu: &Menu) {
@@ -143,6 +160,7 @@ impl MenuPanel {
         let name = self.nav.current_name().to_string();
         let mut drafts = std::mem::take(&mut self.drafts);
         let mut problem = None;
+        let (act, dwell_ms) = (&mut self.act, self.dwell_ms);
         egui::Grid::new("menu-editor").spacing([8.0, 8.0]).show(ui, |ui| {
             for (i, it) in edited.items.iter_mut().enumerate() {
                 changed |= ui.add(egui::TextEdit::singleline(&mut it.label).desired_width(160.0)).changed();
@@ -169,13 +187,17 @@ impl MenuPanel {
                         }
                     }
                 }
-                if ui.button("Up").clicked() && i > 0 {
+                let mut press = |ui: &mut egui::Ui, text: &str| {
+                    let r = ui.button(RichText::new(text).size(18.0));
+                    act.target(ui, &r, dwell_ms)
+                };
+                if press(ui, "Up") && i > 0 {
                     swap = Some((i - 1, i));
                 }
-                if ui.button("Down").clicked() {
+                if press(ui, "Down") {
                     swap = Some((i, i + 1));
                 }
-                if ui.button("Remove").clicked() {
+                if press(ui, "Remove") {
                     remove = Some(i);
                 }
                 ui.end_row();
@@ -185,19 +207,21 @@ impl MenuPanel {
             edited.items.swap(a, b);
             changed = true;
             drafts.clear();
+            self.act.relayout(ui.ctx());
         }
         if let Some(i) = remove {
             edited.items.remove(i);
             changed = true;
             drafts.clear();
+            self.act.relayout(ui.ctx());
         }
         self.drafts = drafts;
         ui.horizontal(|ui| {
-            if ui.button(RichText::new("Add item").size(18.0)).clicked() {
+            if self.button(ui, RichText::new("Add item").size(18.0)) {
                 edited.items.push(Item { label: "New item".into(), action: crate::command::Chord::parse("enter").map_or(MenuAction::Back, MenuAction::Keys) });
                 changed = true;
             }
-            if ui.button(RichText::new("Add submenu").size(18.0)).clicked() {
+            if self.button(ui, RichText::new("Add submenu").size(18.0)) {
                 let name = (1..).map(|n| format!("menu-{n}")).find(|n| !self.nav.has(n)).unwrap_or_else(|| "menu-new".into());
                 let sub = Menu { title: "New menu".into(), items: vec![Item { label: "Back".into(), action: MenuAction::Back }] };
                 self.save_menu(&name, &sub);

@@ -7,10 +7,12 @@
 //! the pipeline and the desktop output, publishes a [`Snapshot`] after every
 //! frame and wakes the UI; the UI sends [`Intent`]s through a bounded channel.
 
+mod activate;
 mod calibration;
 pub mod menu_panel;
 mod worker;
 
+pub use activate::Activator;
 pub use calibration::Wizard;
 
 use std::collections::VecDeque;
@@ -30,9 +32,6 @@ pub use worker::{Snapshot, SourceChoice, Worker};
 pub use crate::settings::UiSettings;
 
 const HISTORY_S: f64 = 10.0;
-/// While a dwell counts, the window repaints this often to show its progress
-/// (not at the display's rate: each repaint of the window is costly).
-const DWELL_REPAINT: std::time::Duration = std::time::Duration::from_millis(100);
 /// At most this many points in the plots (10 s at 60 frames a second).
 const HISTORY_MAX: usize = 600;
 /// How often the camera and profile lists are looked up again (off the UI thread).
@@ -102,7 +101,8 @@ pub struct FacemouseApp {
     last_event_seen: u64,
     status_message: String,
     wizard: Option<Wizard>,
-    control_hover: Option<Dwell>,
+    /// The main window's activation path (dwell and click).
+    controls: Activator,
     /// Cameras and profiles, looked up every few seconds off the UI thread.
     choices: Choices,
     /// Whether this window may save its profile (another window may have it open).
@@ -140,7 +140,7 @@ impl FacemouseApp {
             last_event_seen: 0,
             status_message: String::new(),
             wizard,
-            control_hover: None,
+            controls: Activator::default(),
             access,
             drive_lock,
             choices: Choices::start(),
@@ -233,46 +233,12 @@ fn start_program(cmd: &mut std::process::Command) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A button that is pressed by a click or by resting the pointer on it for the
-/// dwell time (a frame fills while it counts), so every control is reachable
-/// hands-free. After a dwell fires, the pointer must leave the button before it
-/// can fire again: resting on it longer never repeats.
-fn dwell_button(ui: &mut egui::Ui, text: RichText, hover: &mut Option<Dwell>, dwell_ms: f64) -> bool {
+/// A button pressed by a click or by resting the pointer on it for the
+/// dwell time (a frame fills while it counts), through the window's one
+/// activation path (see [`Activator`]).
+fn dwell_button(ui: &mut egui::Ui, text: RichText, act: &mut Activator, dwell_ms: f64) -> bool {
     let r = ui.button(text);
-    let fired = dwell(ui, &r, r.id, hover, dwell_ms);
-    r.clicked() || fired
-}
-
-/// Dwell state: which target, since when (the UI's clock, seconds), and
-/// whether it has fired.
-pub type Dwell = (egui::Id, f64, bool);
-
-/// Tracks dwell on `r` (identified by `id`); true once when the dwell completes.
-pub fn dwell(ui: &egui::Ui, r: &egui::Response, id: egui::Id, hover: &mut Option<Dwell>, dwell_ms: f64) -> bool {
-    if !r.hovered() {
-        if hover.is_some_and(|(h, _, _)| h == id) {
-            *hover = None;
-        }
-        return false;
-    }
-    match *hover {
-        Some((h, _, true)) if h == id => false,
-        Some((h, since, false)) if h == id => {
-            let frac = (ui.input(|i| i.time) - since) * 1000.0 / dwell_ms;
-            ui.painter().rect_stroke(r.rect, 4.0, Stroke::new((4.0 * frac.min(1.0)) as f32, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
-            ui.ctx().request_repaint_after(DWELL_REPAINT);
-            if frac >= 1.0 {
-                *hover = Some((id, since, true));
-                return true;
-            }
-            false
-        }
-        _ => {
-            *hover = Some((id, ui.input(|i| i.time), false));
-            ui.ctx().request_repaint_after(DWELL_REPAINT);
-            false
-        }
-    }
+    act.target(ui, &r, dwell_ms)
 }
 
 /// Applies zoom and colours; returns the background colour.
@@ -404,7 +370,7 @@ impl FacemouseApp {
         self.choices.refresh();
         let (cameras, names) = (self.choices.cameras.clone(), self.choices.profiles.clone());
         let dwell_ms = self.settings().pointer.dwell_ms;
-        let mut hover = self.control_hover.take();
+        let mut hover = std::mem::take(&mut self.controls);
         egui::Panel::bottom("controls").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(22.0);
@@ -416,6 +382,8 @@ impl FacemouseApp {
                 }
                 if dwell_button(ui, big(if self.show_menu { "Close menu" } else { "Menu" }), &mut hover, dwell_ms) {
                     self.show_menu = !self.show_menu;
+                    // The menu's window may open under the resting pointer.
+                    self.menu.relayout(&ctx);
                 }
                 if dwell_button(ui, big("Calibrate"), &mut hover, dwell_ms) {
                     self.wizard = Some(Wizard::new(self.profile.settings.clone()));
@@ -443,6 +411,8 @@ impl FacemouseApp {
                         let next = names.iter().position(|n| *n == self.profile.name).map_or(0, |i| (i + 1) % names.len());
                         let n = names[next].clone();
                         self.switch_profile(&root, &n, &ctx);
+                        // Another zoom: nothing now under the pointer fires by itself.
+                        hover.relayout(&ctx);
                     }
                 }
                 let current = if ui_s.camera.is_empty() { "first".to_string() } else { ui_s.camera.clone() };
@@ -460,7 +430,7 @@ impl FacemouseApp {
                 }
             });
         });
-        self.control_hover = hover;
+        self.controls = hover;
         if self.show_menu {
             self.menu_window(&ctx, t);
         }
@@ -526,6 +496,8 @@ impl FacemouseApp {
                 }
                 self.status_message = format!("Profile {name}");
                 self.access = access;
+                // Other menus: nothing now under the pointer fires by itself.
+                self.menu.relayout(ctx);
                 self.profile = p;
             }
             Err(e) => self.status_message = format!("Cannot open profile {name}: {e}"),

@@ -1,0 +1,132 @@
+//! One activation path for every target in every window: a click (the
+//! mouse, or the switch's click at the pointer) and a dwell (the pointer
+//! resting on the target) both go through [`Activator::target`], so one
+//! intent is one action:
+//! - a target that fired is spent until the pointer has left it: a click
+//!   followed by a rest does not fire again by dwell, and a long rest never
+//!   repeats;
+//! - after a change of layout (a submenu, a page, a zoom), whatever comes to
+//!   lie under the resting pointer is spent too, until the pointer leaves it.
+//!
+//! Time is the UI's clock (`egui::InputState::time`), so tests can step it.
+
+use eframe::egui::{self, Color32, Stroke};
+
+/// While a dwell counts, the window repaints this often to show its progress
+/// (not at the display's rate: each repaint of the window is costly).
+const DWELL_REPAINT: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// After a relayout, a pointer within this many points of where it was is
+/// still resting (a head pointer trembles a little): a target found under
+/// it came to the pointer, the pointer did not go to it.
+const RESTING_RADIUS: f32 = 24.0;
+
+/// Which target the pointer rests on, since when, and whether it is spent.
+#[derive(Debug, Clone, Copy)]
+struct Rest {
+    id: egui::Id,
+    since: f64,
+    spent: bool,
+}
+
+/// The activation state of one window.
+#[derive(Debug, Default)]
+pub struct Activator {
+    rest: Option<Rest>,
+    /// Where the pointer rested when the layout last changed, until it moves away.
+    relayout_at: Option<egui::Pos2>,
+}
+
+impl Activator {
+    /// Whether target `r` is activated in this pass, by a click or by a
+    /// completed dwell of `dwell_ms`; draws the dwell's progress.
+    pub fn target(&mut self, ui: &egui::Ui, r: &egui::Response, dwell_ms: f64) -> bool {
+        let now = ui.input(|i| i.time);
+        let pointer = ui.input(|i| i.pointer.latest_pos());
+        if let (Some(at), Some(p)) = (self.relayout_at, pointer)
+            && at.distance(p) > RESTING_RADIUS
+        {
+            self.relayout_at = None;
+        }
+        if !r.hovered() {
+            if self.rest.is_some_and(|s| s.id == r.id) {
+                self.rest = None;
+            }
+            // Activated without the pointer on it (the accessibility tree, a key).
+            return r.clicked();
+        }
+        let rest = match self.rest {
+            Some(s) if s.id == r.id => s,
+            _ => {
+                // A target that came under the resting pointer is spent.
+                let s = Rest { id: r.id, since: now, spent: self.relayout_at.is_some() };
+                self.rest = Some(s);
+                s
+            }
+        };
+        if rest.spent {
+            return false;
+        }
+        let frac = (now - rest.since) * 1000.0 / dwell_ms;
+        if r.clicked() || frac >= 1.0 {
+            self.rest = Some(Rest { spent: true, ..rest });
+            return true;
+        }
+        ui.painter().rect_stroke(r.rect, 4.0, Stroke::new((4.0 * frac.clamp(0.0, 1.0)) as f32, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
+        ui.ctx().request_repaint_after(DWELL_REPAINT);
+        false
+    }
+
+    /// The layout changed (a submenu, a page, a zoom, a profile): what now
+    /// lies under the resting pointer is spent until the pointer leaves it.
+    pub fn relayout(&mut self, ctx: &egui::Context) {
+        if let Some(s) = &mut self.rest {
+            s.spent = true;
+        }
+        self.relayout_at = ctx.input(|i| i.pointer.latest_pos());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One pass at UI time `t` with the pointer at `at`, drawing one button
+    /// whose id is made from `key`; whether it was activated.
+    fn pass(ctx: &egui::Context, act: &mut Activator, t: f64, at: egui::Pos2, key: &str) -> bool {
+        let input = egui::RawInput { time: Some(t), events: vec![egui::Event::PointerMoved(at)], ..Default::default() };
+        let mut fired = false;
+        let _ = ctx.run_ui(input, |ui| {
+            ui.push_id(key, |ui| {
+                let r = ui.add_sized([200.0, 100.0], egui::Button::new("target"));
+                fired = act.target(ui, &r, 1000.0);
+            });
+        });
+        fired
+    }
+
+    fn fired_between(ctx: &egui::Context, act: &mut Activator, from: f64, to: f64, at: egui::Pos2, key: &str) -> usize {
+        let mut n = 0;
+        let mut t = from;
+        while t < to {
+            n += usize::from(pass(ctx, act, t, at, key));
+            t += 0.1;
+        }
+        n
+    }
+
+    #[test]
+    fn a_dwell_fires_once_and_a_target_that_comes_under_the_resting_pointer_waits() {
+        let ctx = egui::Context::default();
+        let mut act = Activator::default();
+        let at = egui::pos2(60.0, 40.0);
+        assert_eq!(fired_between(&ctx, &mut act, 0.0, 0.85, at, "a"), 0, "before the dwell time");
+        assert_eq!(fired_between(&ctx, &mut act, 0.85, 5.0, at, "a"), 1, "once, however long the rest");
+        // The layout changes: another target (another id) now lies under the pointer.
+        act.relayout(&ctx);
+        assert_eq!(fired_between(&ctx, &mut act, 5.0, 9.0, at, "b"), 0, "it came to the pointer: it waits");
+        // The pointer leaves and comes back: now it is meant.
+        assert_eq!(fired_between(&ctx, &mut act, 9.0, 9.3, egui::pos2(600.0, 500.0), "b"), 0);
+        assert_eq!(fired_between(&ctx, &mut act, 9.3, 11.0, at, "b"), 1);
+    }
+}
