@@ -22,6 +22,8 @@ pub enum Event {
     Resume,
     Init,
     Lost,
+    /// A gesture bound to `open_menu` asked for the navigation menu.
+    OpenMenu,
 }
 
 impl Event {
@@ -32,7 +34,7 @@ impl Event {
     }
 
     /// Every event, in the order of `docs/trace.md`.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 17] = [
         Self::Blink,
         Self::LongBlink,
         Self::WinkLeft,
@@ -49,6 +51,7 @@ impl Event {
         Self::Resume,
         Self::Init,
         Self::Lost,
+        Self::OpenMenu,
     ];
 }
 
@@ -102,7 +105,7 @@ mod tests {
             names,
             [
                 "blink", "long_blink", "wink_left", "wink_right", "brow_raise", "dwell", "click_left", "click_right",
-                "click_middle", "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost"
+                "click_middle", "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost", "open_menu"
             ]
         );
     }

@@ -429,6 +429,11 @@ impl Navigator {
     }
 
     /// Goes one menu up (stays at home).
+    /// Back to the home menu.
+    pub fn home(&mut self) {
+        self.stack.truncate(1);
+    }
+
     pub fn back(&mut self) {
         if self.stack.len() > 1 {
             self.stack.pop();

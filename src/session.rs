@@ -77,6 +77,9 @@ pub struct Tick<'a> {
     /// The settings in force for this frame.
     pub settings: &'a Settings,
     pub source: &'a str,
+    /// Whether this source drives the pointer (a camera, or a recording
+    /// with `--drive`): a demo that does not never acts on the window either.
+    pub driving: bool,
 }
 
 /// Receives what a session does.
@@ -247,6 +250,7 @@ impl Session {
                             displacement: pipeline.displacement(),
                             settings: pipeline.settings(),
                             source: handle.name(),
+                            driving: self.drive,
                         };
                         let done = observer.frame(&tick);
                         handle.slot().recycle(frame);

@@ -16,15 +16,22 @@ use facemouse::ui::{FacemouseApp, Launch, SourceChoice, Worker};
 /// The window on profile "default" under `root`, showing a recording that
 /// does not exist (the worker runs, and reports it).
 fn window(root: &Path, access: ProfileAccess) -> Harness<'static, FacemouseApp> {
+    window_with_events(root, access).0
+}
+
+/// [`window`], and the worker's snapshot, into which a test puts the
+/// switch's events as the worker would.
+fn window_with_events(root: &Path, access: ProfileAccess) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
     let (prof, _) = profile::open_from(root, "default").expect("profile");
     let source = SourceChoice::recording(&root.join("no-such-recording.avi"), false, false);
     let worker = Worker::start(prof.settings.clone(), source.clone()).expect("worker");
+    let snapshot = worker.snapshot();
     let nav = Navigator::new(menus::load_dir(&facemouse::data_dir().join("menus")).expect("menus"));
     let launch = Launch { profile: prof, notes: Vec::new(), source, show_menu: false, calibrate: false, access, drive_lock: None };
     let ctx = egui::Context::default();
     let app = FacemouseApp::new(&ctx, launch, nav, worker);
     // Steps of 100 ms of the UI's clock: dwell times are counted in steps.
-    Harness::builder().with_size(egui::vec2(1280.0, 800.0)).with_step_dt(0.1).build_ui_state(|ui, app: &mut FacemouseApp| app.show(ui), app)
+    (Harness::builder().with_size(egui::vec2(1280.0, 800.0)).with_step_dt(0.1).build_ui_state(|ui, app: &mut FacemouseApp| app.show(ui), app), snapshot)
 }
 
 fn click_sound_saved(root: &Path) -> Option<bool> {
@@ -105,4 +112,24 @@ fn a_click_then_a_rest_on_a_toggle_toggles_it_once() {
     }
     assert!(h.query_by_label("Click sound: on").is_some(), "the dwell undid the click");
     assert_eq!(click_sound_saved(tmp.path()), Some(true));
+}
+
+/// A gesture bound to `open_menu` opens the menu, from a source that drives
+/// the pointer; the same event from a demo that does not drive does nothing.
+#[test]
+fn a_gesture_bound_to_open_menu_opens_the_menu_and_a_demo_never_does() {
+    use facemouse::events::Event;
+    for driving in [false, true] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let access = instance::open_profile(tmp.path(), "default").expect("lock");
+        let (mut h, snap) = window_with_events(tmp.path(), access);
+        h.run_steps(2);
+        assert!(h.query_by_label("Menu").is_some(), "the menu starts closed");
+        if let Ok(mut s) = snap.lock() {
+            s.driving = driving;
+            s.events.push_back((1, Event::OpenMenu));
+        }
+        h.run_steps(3);
+        assert_eq!(h.query_by_label("Close menu").is_some(), driving, "driving {driving}: the menu opens only from a source that drives");
+    }
 }

@@ -266,7 +266,10 @@ impl SwitchDecider {
                 self.scroll_anchor = if self.scroll_anchor.is_some() { None } else { Some(pointer) };
                 self.scroll_acc = [0.0, 0.0];
             }
-            Action::OpenMenu => commands.push(Command::OpenMenu),
+            Action::OpenMenu => {
+                commands.push(Command::OpenMenu);
+                events.push(Event::OpenMenu);
+            }
             Action::Recenter => intents.recenter = true,
             Action::Key(chord) => commands.push(Command::Key(chord.clone())),
             Action::Pause | Action::None => {}
@@ -328,6 +331,15 @@ mod tests {
         r.raise(500.0);
         assert_eq!(r.presses(), 1);
         assert_eq!(r.events.iter().filter(|e| **e == Event::ClickLeft).count(), 1);
+    }
+
+    #[test]
+    fn a_gesture_bound_to_open_menu_asks_for_the_menu_and_clicks_nothing() {
+        let mut r = Run::new(SwitchSettings { brow_raise: Action::OpenMenu, ..SwitchSettings::default() });
+        r.frames(90, &tracked());
+        r.raise(500.0);
+        assert_eq!(r.presses(), 0);
+        assert_eq!(r.events.iter().filter(|e| **e == Event::OpenMenu).count(), 1, "{:?}", r.events);
     }
 
     #[test]

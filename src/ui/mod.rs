@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use eframe::egui::{self, Color32, RichText, Stroke};
 
-use crate::events::TrackState;
+use crate::events::{Event, TrackState};
 use crate::menus::{self, Navigator, Outcome};
 use menu_panel::MenuPanel;
 use crate::profile::{Profile, Settings};
@@ -310,15 +310,27 @@ impl FacemouseApp {
         let snap = self.snapshot.lock().map(|s| s.clone()).unwrap_or_default();
         let ctx = ui.ctx().clone();
         let t = ui.input(|i| i.time);
-        // Clicks from the switch (each event once, by its sequence number):
-        // the click sound, and the scanning menu's select.
-        let clicks = snap.events.iter().filter(|(n, e)| *n > self.last_event_seen && e.is_click()).count();
+        // The switch's events (each once, by its sequence number): the click
+        // sound; and, from a source that drives (never a demo), the scanning
+        // menu's select and a gesture bound to open the menu.
+        let fresh: Vec<Event> = snap.events.iter().filter(|(n, _)| *n > self.last_event_seen).map(|(_, e)| *e).collect();
         self.last_event_seen = snap.events.back().map_or(self.last_event_seen, |(n, _)| (*n).max(self.last_event_seen));
-        for _ in 0..clicks {
-            if self.settings().ui.click_sound {
+        for e in fresh {
+            if e.is_click() && self.settings().ui.click_sound {
                 play_click();
             }
-            if self.show_menu
+            if !snap.driving {
+                continue;
+            }
+            if e == Event::OpenMenu {
+                if self.show_menu {
+                    self.menu.nav.home();
+                } else {
+                    self.show_menu = true;
+                }
+                self.menu.relayout(&ctx);
+            } else if e.is_click()
+                && self.show_menu
                 && self.settings().ui.scanning
                 && let Some(o) = self.menu.switch(t * 1000.0)
             {

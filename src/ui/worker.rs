@@ -80,6 +80,9 @@ pub struct Snapshot {
     pub message: String,
     /// The head's displacement from rest (calibration records it).
     pub displacement: Option<Point>,
+    /// Whether the source drives the pointer; the switch's events act on the
+    /// window (scanning selects, the menu opens) only then.
+    pub driving: bool,
 }
 
 /// The running worker; dropping it stops the thread and releases any held button.
@@ -211,7 +214,7 @@ impl Observer for Publisher {
         let fps_now = self.last.map(|l| (now - l).as_secs_f64()).filter(|d| *d > 0.0).map(|d| 1.0 / d);
         self.last = Some(now);
         // A click wakes the window at once (its sound, the scanning menu's select).
-        let wake = tick.events.iter().any(|(_, e)| e.is_click()) || self.due(now);
+        let wake = tick.events.iter().any(|(_, e)| e.is_click() || *e == Event::OpenMenu) || self.due(now);
         // A preview only for a repaint that shows it: none for the hidden window.
         let preview = if wake && self.visible.load(Ordering::Relaxed) { self.preview(tick.frame).map(Arc::new) } else { None };
         if let Ok(mut s) = self.snapshot.lock() {
@@ -224,6 +227,7 @@ impl Observer for Publisher {
                 s.events.push_back(*e);
             }
             s.paused = tick.paused;
+            s.driving = tick.driving;
             s.closure = f64::midpoint(tick.observation.closure.0, tick.observation.closure.1);
             s.brow_lift = tick.observation.brow_lift;
             if let Some(f) = fps_now {
