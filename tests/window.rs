@@ -19,15 +19,24 @@ fn window(root: &Path, access: ProfileAccess) -> Harness<'static, FacemouseApp> 
     window_with_events(root, access).0
 }
 
+/// [`window`], opened in the calibration wizard (`--calibrate`).
+fn wizard_window(root: &Path, access: ProfileAccess) -> Harness<'static, FacemouseApp> {
+    build(root, access, true).0
+}
+
 /// [`window`], and the worker's snapshot, into which a test puts the
 /// switch's events as the worker would.
 fn window_with_events(root: &Path, access: ProfileAccess) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
+    build(root, access, false)
+}
+
+fn build(root: &Path, access: ProfileAccess, calibrate: bool) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
     let (prof, _) = profile::open_from(root, "default").expect("profile");
     let source = SourceChoice::recording(&root.join("no-such-recording.avi"), false, false);
     let worker = Worker::start(prof.settings.clone(), source.clone()).expect("worker");
     let snapshot = worker.snapshot();
     let nav = Navigator::new(menus::load_dir(&facemouse::data_dir().join("menus")).expect("menus"));
-    let launch = Launch { profile: prof, notes: Vec::new(), source, show_menu: false, calibrate: false, access, drive_lock: None };
+    let launch = Launch { profile: prof, notes: Vec::new(), source, show_menu: false, calibrate, access, drive_lock: None };
     let ctx = egui::Context::default();
     let app = FacemouseApp::new(&ctx, launch, nav, worker);
     // Steps of 100 ms of the UI's clock: dwell times are counted in steps.
@@ -132,4 +141,21 @@ fn a_gesture_bound_to_open_menu_opens_the_menu_and_a_demo_never_does() {
         h.run_steps(3);
         assert_eq!(h.query_by_label("Close menu").is_some(), driving, "driving {driving}: the menu opens only from a source that drives");
     }
+}
+
+/// The calibration wizard can be left hands-free at any step: Cancel (by
+/// dwell here) ends it, says so, and keeps the old calibration and settings.
+#[test]
+fn the_wizard_is_cancelled_by_dwell_and_keeps_the_old_settings() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = wizard_window(tmp.path(), access);
+    let before = std::fs::read(tmp.path().join("profiles/default/settings.toml")).expect("settings");
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("blink naturally").is_some(), "the wizard shows its first step");
+    rest_on(&mut h, "Cancel", 12);
+    assert!(h.query_by_label_contains("Calibration not saved: cancelled").is_some(), "the status says it was cancelled");
+    assert!(h.query_by_label("Cancel").is_none(), "the wizard is gone");
+    assert_eq!(std::fs::read(tmp.path().join("profiles/default/settings.toml")).expect("settings"), before);
+    assert!(!tmp.path().join("profiles/default/calibration.toml").exists());
 }

@@ -2,9 +2,13 @@
 //! follows a target to the edges and corners of the screen (recording their
 //! comfortable range of motion, however small), then raises the eyebrows a few
 //! times (setting the raise threshold from their own raises). Every step has
-//! large text and progress; nothing needs a hand.
-
-use std::time::Instant;
+//! large text and progress; nothing needs a hand. Every step ends by itself
+//! (a face that never appears, raises that never come), a Cancel target
+//! stops it at any time, and a range the head did not follow (the targets
+//! moved, the head did not, or went elsewhere) is refused: the old
+//! calibration stays.
+//!
+//! Time is the UI's clock in milliseconds, passed to [`Wizard::update`].
 
 use crate::events::{Point, TrackState};
 use crate::pointer::{Mapping, Range};
@@ -21,6 +25,12 @@ pub const SETTLE_MS: f64 = 900.0;
 /// Raises to record, and how long to wait for them.
 pub const RAISES: usize = 3;
 pub const RAISE_TIMEOUT_MS: f64 = 25_000.0;
+/// How long to wait for tracking before giving up.
+pub const BLINK_TIMEOUT_MS: f64 = 30_000.0;
+/// The head's mean position per target must follow the targets: its
+/// correlation with the targets' positions, across and up and down, at
+/// least this much.
+pub const MIN_FOLLOW: f64 = 0.6;
 
 /// The wizard's step.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,8 +51,11 @@ pub enum Step {
 #[derive(Debug, Clone)]
 pub struct Wizard {
     pub step: Step,
-    since: Instant,
-    samples: Vec<Point>,
+    /// When the current step began (UI clock, ms), once a first update came.
+    since: Option<f64>,
+    now: f64,
+    /// The head's displacement while following each target.
+    samples: Vec<(usize, Point)>,
     peaks: Vec<f64>,
     raise_peak: Option<f64>,
     base: Settings,
@@ -51,16 +64,23 @@ pub struct Wizard {
 impl Wizard {
     #[must_use]
     pub fn new(base: Settings) -> Self {
-        Self { step: Step::Blink, since: Instant::now(), samples: Vec::new(), peaks: Vec::new(), raise_peak: None, base }
+        Self { step: Step::Blink, since: None, now: 0.0, samples: Vec::new(), peaks: Vec::new(), raise_peak: None, base }
     }
 
     fn elapsed_ms(&self) -> f64 {
-        self.since.elapsed().as_secs_f64() * 1000.0
+        self.since.map_or(0.0, |s| self.now - s)
     }
 
     fn next(&mut self, step: Step) {
         self.step = step;
-        self.since = Instant::now();
+        self.since = Some(self.now);
+    }
+
+    /// Stops the wizard: nothing is saved, the old calibration stays.
+    pub fn cancel(&mut self) {
+        if !matches!(self.step, Step::Done(_) | Step::Failed(_)) {
+            self.next(Step::Failed("cancelled; the previous calibration is kept".into()));
+        }
     }
 
     /// The instruction for the current step, large.
@@ -97,18 +117,22 @@ impl Wizard {
         }
     }
 
-    /// Feeds one snapshot.
-    pub fn update(&mut self, s: &Snapshot) {
+    /// Feeds one snapshot at UI time `now_ms`.
+    pub fn update(&mut self, s: &Snapshot, now_ms: f64) {
+        self.now = now_ms;
+        self.since.get_or_insert(now_ms);
         match self.step.clone() {
             Step::Blink => {
                 if s.record.state == TrackState::Tracking && self.elapsed_ms() > 500.0 {
                     self.next(Step::Range(0));
+                } else if self.elapsed_ms() > BLINK_TIMEOUT_MS {
+                    self.next(Step::Failed("no face was tracked; sit in front of the camera and try again".into()));
                 }
             }
             Step::Range(i) => {
                 if self.elapsed_ms() >= SETTLE_MS && s.record.state == TrackState::Tracking && !s.record.eyes_closed {
                     if let Some(d) = s.displacement {
-                        self.samples.push(d);
+                        self.samples.push((i, d));
                     }
                 }
                 if self.elapsed_ms() >= TARGET_MS {
@@ -148,9 +172,13 @@ impl Wizard {
 /// threshold at half of the user's own raises.
 ///
 /// # Errors
-/// Too little motion, or no raises.
-pub fn finish(base: &Settings, samples: &[Point], peaks: &[f64]) -> Result<Settings, String> {
-    let range = Range::from_samples(samples).ok_or("too little head motion was recorded; try again")?;
+/// Too little motion, motion that did not follow the targets, or no raises.
+pub fn finish(base: &Settings, samples: &[(usize, Point)], peaks: &[f64]) -> Result<Settings, String> {
+    let points: Vec<Point> = samples.iter().map(|(_, p)| *p).collect();
+    let range = Range::from_samples(&points).ok_or("too little head motion was recorded; try again")?;
+    if !followed(samples) {
+        return Err("the head did not follow the target; try again, moving the head towards each target".into());
+    }
     let pad = |lo: f64, hi: f64| {
         let m = 0.05 * (hi - lo);
         (lo + m, hi - m)
@@ -173,6 +201,37 @@ pub fn finish(base: &Settings, samples: &[Point], peaks: &[f64]) -> Result<Setti
     Ok(s)
 }
 
+/// Whether the head's mean position at each target went with the targets,
+/// across and up and down (correlation at least `MIN_FOLLOW` on both axes).
+fn followed(samples: &[(usize, Point)]) -> bool {
+    let mut pairs: Vec<([f64; 2], Point)> = Vec::new();
+    for (i, t) in TARGETS.iter().enumerate() {
+        let at: Vec<Point> = samples.iter().filter(|(k, _)| *k == i).map(|(_, p)| *p).collect();
+        if !at.is_empty() {
+            let n = at.len() as f64;
+            let mean = [at.iter().map(|p| p[0]).sum::<f64>() / n, at.iter().map(|p| p[1]).sum::<f64>() / n];
+            pairs.push(([f64::from(t[0]), f64::from(t[1])], mean));
+        }
+    }
+    if pairs.len() < TARGETS.len() - 2 {
+        return false;
+    }
+    (0..2).all(|axis| correlation(&pairs.iter().map(|(t, m)| (t[axis], m[axis])).collect::<Vec<_>>()) >= MIN_FOLLOW)
+}
+
+/// Pearson's correlation of the pairs (0 when either side does not vary).
+fn correlation(xy: &[(f64, f64)]) -> f64 {
+    let n = xy.len() as f64;
+    let (mx, my) = (xy.iter().map(|p| p.0).sum::<f64>() / n, xy.iter().map(|p| p.1).sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (x, y) in xy {
+        sxy += (x - mx) * (y - my);
+        sxx += (x - mx).powi(2);
+        syy += (y - my).powi(2);
+    }
+    if sxx <= 0.0 || syy <= 0.0 { 0.0 } else { sxy / (sxx * syy).sqrt() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,10 +239,10 @@ mod tests {
     #[test]
     fn a_small_range_and_the_users_raises_become_settings() {
         let mut samples = Vec::new();
-        for t in TARGETS {
+        for (i, t) in TARGETS.iter().enumerate() {
             for _ in 0..20 {
                 // 20×10 px at a 64 px eye distance, off-centre.
-                samples.push([f64::from(t[0] - 0.4) * 20.0 / 64.0, f64::from(t[1] - 0.45) * 10.0 / 64.0]);
+                samples.push((i, [f64::from(t[0] - 0.4) * 20.0 / 64.0, f64::from(t[1] - 0.45) * 10.0 / 64.0]));
             }
         }
         let s = finish(&Settings::default(), &samples, &[0.09, 0.1, 0.12]).expect("settings");
@@ -195,8 +254,37 @@ mod tests {
 
     #[test]
     fn no_motion_is_not_saved() {
-        let samples = vec![[0.0, 0.0]; 50];
+        let samples = vec![(0, [0.0, 0.0]); 50];
         assert!(finish(&Settings::default(), &samples, &[]).is_err());
+    }
+
+    /// A head that moved, but not with the targets (the demo clip's face,
+    /// a head turning to look at someone): refused.
+    #[test]
+    fn motion_that_did_not_follow_the_targets_is_refused() {
+        let mut samples = Vec::new();
+        for i in 0..TARGETS.len() {
+            for k in 0..20 {
+                // Wandering, ignoring where the target is.
+                let a = (i * 20 + k) as f64 * 0.37;
+                samples.push((i, [0.2 * a.sin(), 0.1 * (1.3 * a).cos()]));
+            }
+        }
+        let e = finish(&Settings::default(), &samples, &[0.09]).expect_err("refused");
+        assert!(e.contains("did not follow"), "{e}");
+    }
+
+    #[test]
+    fn every_step_ends_by_itself_and_cancel_stops_it() {
+        let snap = Snapshot::default(); // never tracking
+        let mut w = Wizard::new(Settings::default());
+        w.update(&snap, 1000.0);
+        w.update(&snap, 1000.0 + BLINK_TIMEOUT_MS + 1.0);
+        assert!(matches!(&w.step, Step::Failed(why) if why.contains("no face")), "{:?}", w.step);
+        let mut w = Wizard::new(Settings::default());
+        w.update(&snap, 0.0);
+        w.cancel();
+        assert!(matches!(&w.step, Step::Failed(why) if why.contains("cancelled")), "{:?}", w.step);
     }
 
     #[test]
@@ -204,23 +292,25 @@ mod tests {
         let mut w = Wizard::new(Settings::default());
         let mut snap = Snapshot::default();
         snap.record.state = TrackState::Tracking;
-        // Instead of waiting in real time, jump the step clock.
-        w.since = Instant::now() - std::time::Duration::from_millis(600);
-        w.update(&snap);
+        // The UI's clock, stepped by the test.
+        let mut now = 0.0;
+        w.update(&snap, now);
+        now += 600.0;
+        w.update(&snap, now);
         assert_eq!(w.step, Step::Range(0));
-        for i in 0..TARGETS.len() {
-            let t = TARGETS[i];
+        for t in TARGETS {
             snap.displacement = Some([f64::from(t[0] - 0.5) * 0.3, f64::from(t[1] - 0.5) * 0.15]);
-            w.since = Instant::now() - std::time::Duration::from_millis(1000);
-            w.update(&snap);
-            w.since = Instant::now() - std::time::Duration::from_millis(2600);
-            w.update(&snap);
+            now += 1000.0;
+            w.update(&snap, now);
+            now += 1600.0;
+            w.update(&snap, now);
         }
         assert_eq!(w.step, Step::Brows);
         for _ in 0..RAISES {
             for lift in [0.03, 0.09, 0.06, 0.0] {
                 snap.brow_lift = lift;
-                w.update(&snap);
+                now += 100.0;
+                w.update(&snap, now);
             }
         }
         assert!(matches!(w.step, Step::Done(_)), "{:?}", w.step);

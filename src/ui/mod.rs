@@ -518,13 +518,28 @@ impl FacemouseApp {
 
     fn wizard_ui(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         let Some(mut w) = self.wizard.take() else { return };
-        w.update(snap);
+        w.update(snap, ui.input(|i| i.time) * 1000.0);
+        let dwell_ms = self.settings().pointer.dwell_ms;
+        let mut act = std::mem::take(&mut self.controls);
         egui::CentralPanel::default().show(ui, |ui| {
             let rect = ui.max_rect();
-            ui.label(RichText::new(w.text()).size(40.0).strong());
-            ui.add(egui::ProgressBar::new(w.progress()).desired_height(30.0).show_percentage());
-            let (text, colour) = state_text(snap);
-            ui.label(RichText::new(text).size(24.0).color(colour));
+            // The instructions sit between the top targets and the centre
+            // one, so that no target covers them.
+            let band = egui::Rect::from_min_max(
+                egui::pos2(rect.left() + 0.15 * rect.width(), rect.top() + 0.16 * rect.height()),
+                egui::pos2(rect.right() - 0.15 * rect.width(), rect.top() + 0.42 * rect.height()),
+            );
+            ui.scope_builder(egui::UiBuilder::new().max_rect(band), |ui| {
+                ui.label(RichText::new(w.text()).size(36.0).strong());
+                ui.add(egui::ProgressBar::new(w.progress()).desired_height(24.0).show_percentage());
+                let (text, colour) = state_text(snap);
+                ui.label(RichText::new(text).size(22.0).color(colour));
+                // Cancel, by dwell or the switch's click: the old calibration stays.
+                let r = ui.button(RichText::new("Cancel").size(26.0));
+                if act.target(ui, &r, dwell_ms) {
+                    w.cancel();
+                }
+            });
             if let Some(t) = w.target() {
                 let c = egui::pos2(rect.left() + t[0] * rect.width(), rect.top() + t[1] * rect.height());
                 let p = ui.painter();
@@ -552,6 +567,7 @@ impl FacemouseApp {
             Some(Err(why)) => self.status_message = format!("Calibration not saved: {why}"),
             None => self.wizard = Some(w),
         }
+        self.controls = act;
         ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
     }
 }
