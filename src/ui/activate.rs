@@ -10,7 +10,7 @@
 //!
 //! Time is the UI's clock (`egui::InputState::time`), so tests can step it.
 
-use eframe::egui::{self, Color32, Stroke};
+use eframe::egui::{self, Stroke};
 
 /// While a dwell counts, the window repaints this often to show its progress
 /// (not at the display's rate: each repaint of the window is costly).
@@ -72,7 +72,8 @@ impl Activator {
             self.rest = Some(Rest { spent: true, ..rest });
             return true;
         }
-        ui.painter().rect_stroke(r.rect, 4.0, Stroke::new((4.0 * frac.clamp(0.0, 1.0)) as f32, Color32::from_rgb(0, 140, 60)), egui::StrokeKind::Inside);
+        let colour = super::style::Palette::of(ui).dwell;
+        ui.painter().rect_stroke(r.rect, 4.0, Stroke::new((4.0 * frac.clamp(0.0, 1.0)) as f32, colour), egui::StrokeKind::Inside);
         ui.ctx().request_repaint_after(DWELL_REPAINT);
         false
     }

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use eframe::egui::{self, Color32, RichText};
+use eframe::egui::{self, RichText};
 
 use crate::menus::{Item, Launch, Menu, MenuAction, Navigator, Outcome, Scanner};
 
@@ -124,9 +124,14 @@ impl MenuPanel {
         egui::Grid::new("menu-grid").spacing([12.0, 12.0]).show(ui, |ui| {
             for (i, it) in menu.items.iter().enumerate() {
                 let lit = self.scanning && (item == Some(i) || (item.is_none() && i / self.columns == row));
-                let mut b = egui::Button::new(RichText::new(&it.label).size(22.0)).min_size(egui::vec2(150.0, 80.0));
+                let palette = super::style::Palette::of(ui);
+                let mut text = RichText::new(&it.label).size(22.0);
                 if lit {
-                    b = b.fill(Color32::from_rgb(255, 210, 0));
+                    text = text.color(palette.highlight_text);
+                }
+                let mut b = egui::Button::new(text).min_size(egui::vec2(150.0, 80.0));
+                if lit {
+                    b = b.fill(palette.highlight);
                 }
                 let r = ui.add(b);
                 // A click or a dwell: once, until the pointer leaves.

@@ -9,6 +9,7 @@
 
 mod activate;
 mod calibration;
+pub mod style;
 pub mod menu_panel;
 mod worker;
 
@@ -24,6 +25,7 @@ use eframe::egui::{self, Color32, RichText, Stroke};
 use crate::events::{Event, TrackState};
 use crate::menus::{self, Navigator, Outcome};
 use menu_panel::MenuPanel;
+use style::{Palette, Tone};
 use crate::profile::{Profile, Settings};
 
 pub use crate::session::Intent;
@@ -122,7 +124,7 @@ impl FacemouseApp {
         let Launch { profile, notes, show_menu, calibrate, access, drive_lock, .. } = launch;
         worker.set_repaint(ctx.clone());
         let ui = profile.settings.ui.clone();
-        let background = apply_style(ctx, &ui);
+        let background = style::apply(ctx, &ui);
         let mut menu = MenuPanel::new(menus, profile.dir.join("menus"), ui.menu_columns, ui.scanning, ui.scan_step_ms, profile.settings.pointer.dwell_ms);
         menu.read_only = access.read_only();
         let wizard = calibrate.then(|| Wizard::new(profile.settings.clone()));
@@ -241,26 +243,6 @@ fn dwell_button(ui: &mut egui::Ui, text: RichText, act: &mut Activator, dwell_ms
     act.target(ui, &r, dwell_ms)
 }
 
-/// Applies zoom and colours; returns the background colour.
-fn apply_style(ctx: &egui::Context, ui: &UiSettings) -> Color32 {
-    ctx.set_zoom_factor(ui.zoom.clamp(0.75, 3.0));
-    let mut v = if ui.high_contrast { egui::Visuals::dark() } else { egui::Visuals::light() };
-    if ui.high_contrast {
-        v.override_text_color = Some(Color32::WHITE);
-        v.panel_fill = Color32::BLACK;
-        v.window_fill = Color32::BLACK;
-        v.widgets.inactive.bg_stroke = Stroke::new(2.0, Color32::YELLOW);
-        v.selection.bg_fill = Color32::from_rgb(0, 90, 200);
-    }
-    // The background is the framebuffer's clear colour (`clear_color`), not
-    // a panel-sized shape painted over it on every repaint: with software
-    // rendering, one full-window layer less.
-    let bg = v.panel_fill;
-    v.panel_fill = Color32::TRANSPARENT;
-    ctx.set_visuals(v);
-    bg
-}
-
 /// The head pose as the window shows it (degrees, the trace's signs).
 fn pose_line(p: Option<&crate::pose::Pose>) -> String {
     match p {
@@ -269,23 +251,23 @@ fn pose_line(p: Option<&crate::pose::Pose>) -> String {
     }
 }
 
-fn state_text(s: &Snapshot) -> (String, Color32) {
+fn state_text(s: &Snapshot) -> (String, Tone) {
     if s.frame_seq == 0 {
         // No frame yet: say so, not "searching" (the reason, if any, is shown below).
         return if s.message.is_empty() {
-            ("Starting — waiting for the first picture".into(), Color32::from_rgb(40, 90, 200))
+            ("Starting — waiting for the first picture".into(), Tone::Info)
         } else {
-            ("No picture from the camera".into(), Color32::from_rgb(200, 30, 30))
+            ("No picture from the camera".into(), Tone::Bad)
         };
     }
     if s.paused {
-        return ("Paused — hold your eyebrows up to resume".into(), Color32::from_rgb(200, 120, 0));
+        return ("Paused — hold your eyebrows up to resume".into(), Tone::Warn);
     }
     match s.record.state {
-        TrackState::Searching => ("Searching — look at the screen and blink naturally".into(), Color32::from_rgb(40, 90, 200)),
-        TrackState::Initializing => ("Initializing — keep blinking naturally".into(), Color32::from_rgb(40, 90, 200)),
-        TrackState::Tracking => ("Tracking".into(), Color32::from_rgb(0, 140, 60)),
-        TrackState::Lost => ("Lost — face the camera; it comes back by itself".into(), Color32::from_rgb(200, 30, 30)),
+        TrackState::Searching => ("Searching — look at the screen and blink naturally".into(), Tone::Info),
+        TrackState::Initializing => ("Initializing — keep blinking naturally".into(), Tone::Info),
+        TrackState::Tracking => ("Tracking".into(), Tone::Good),
+        TrackState::Lost => ("Lost — face the camera; it comes back by itself".into(), Tone::Bad),
     }
 }
 
@@ -373,10 +355,11 @@ impl FacemouseApp {
         }
 
         egui::Panel::top("status").show(ui, |ui| {
-            let (text, colour) = state_text(&snap);
-            ui.label(RichText::new(text).size(30.0).strong().color(colour));
+            let (text, tone) = state_text(&snap);
+            let palette = Palette::of(ui);
+            ui.label(RichText::new(text).size(30.0).strong().color(palette.tone(tone)));
             for n in self.notes.iter().chain((!snap.message.is_empty()).then_some(&snap.message)) {
-                ui.label(RichText::new(n).size(20.0).color(Color32::from_rgb(200, 30, 30)));
+                ui.label(RichText::new(n).size(20.0).color(palette.tone(Tone::Bad)));
             }
         });
         self.choices.refresh();
@@ -406,7 +389,7 @@ impl FacemouseApp {
                 let ui_s = self.profile.settings.ui.clone();
                 if dwell_button(ui, big(&format!("High contrast: {}", on(ui_s.high_contrast))), &mut hover, dwell_ms) {
                     self.profile.settings.ui.high_contrast = !ui_s.high_contrast;
-                    self.background = apply_style(&ctx, &self.profile.settings.ui);
+                    self.background = style::apply(&ctx, &self.profile.settings.ui);
                     self.save_profile();
                 }
                 if dwell_button(ui, big(&format!("Scanning: {}", on(ui_s.scanning))), &mut hover, dwell_ms) {
@@ -497,7 +480,7 @@ impl FacemouseApp {
             Ok((p, notes)) => {
                 self.notes = notes.recovered;
                 self.notes.extend(access.read_only());
-                self.background = apply_style(ctx, &p.settings.ui);
+                self.background = style::apply(ctx, &p.settings.ui);
                 self.send(Intent::Settings(Box::new(p.settings.clone())));
                 let dir = p.dir.join("menus");
                 if let Ok((m, menu_notes)) = menus::load_user_dir(&dir, &crate::data_dir().join("menus")) {
@@ -532,8 +515,8 @@ impl FacemouseApp {
             ui.scope_builder(egui::UiBuilder::new().max_rect(band), |ui| {
                 ui.label(RichText::new(w.text()).size(36.0).strong());
                 ui.add(egui::ProgressBar::new(w.progress()).desired_height(24.0).show_percentage());
-                let (text, colour) = state_text(snap);
-                ui.label(RichText::new(text).size(22.0).color(colour));
+                let (text, tone) = state_text(snap);
+                ui.label(RichText::new(text).size(22.0).color(Palette::of(ui).tone(tone)));
                 // Cancel, by dwell or the switch's click: the old calibration stays.
                 let r = ui.button(RichText::new("Cancel").size(26.0));
                 if act.target(ui, &r, dwell_ms) {
