@@ -428,12 +428,12 @@ impl Navigator {
         })
     }
 
-    /// Goes one menu up (stays at home).
     /// Back to the home menu.
     pub fn home(&mut self) {
         self.stack.truncate(1);
     }
 
+    /// Goes one menu up (stays at home).
     pub fn back(&mut self) {
         if self.stack.len() > 1 {
             self.stack.pop();
@@ -447,12 +447,15 @@ fn unreachable_menu() -> &'static Menu {
 }
 
 /// Single-switch scanning: the highlight steps through the rows, a switch
-/// enters the highlighted row, the highlight steps through its items, and a
-/// switch selects. A row scanned through without a switch returns to the rows.
+/// enters the highlighted row, the highlight steps through its targets, and
+/// a switch selects. A row scanned through without a switch returns to the
+/// rows. Rows may differ in length (a menu's last row, the row of Previous,
+/// More, Back, Home and Close); targets are numbered across all rows.
 #[derive(Debug, Clone)]
 pub struct Scanner {
-    pub columns: usize,
     pub step_ms: f64,
+    /// How many targets each row holds, as last shown.
+    rows: Vec<usize>,
     row: usize,
     item: Option<usize>,
     last_step: f64,
@@ -461,28 +464,52 @@ pub struct Scanner {
 
 impl Scanner {
     #[must_use]
-    pub fn new(columns: usize, step_ms: f64) -> Self {
-        Self { columns: columns.max(1), step_ms: step_ms.max(100.0), row: 0, item: None, last_step: 0.0, item_steps: 0 }
+    pub fn new(step_ms: f64) -> Self {
+        Self { step_ms: step_ms.max(100.0), rows: Vec::new(), row: 0, item: None, last_step: 0.0, item_steps: 0 }
     }
 
-    /// The highlighted row, and the highlighted item if inside a row.
+    /// The rows of `n` targets laid out `columns` to a row.
+    #[must_use]
+    pub fn rows_of(n: usize, columns: usize) -> Vec<usize> {
+        let columns = columns.max(1);
+        (0..n.div_ceil(columns)).map(|r| columns.min(n - r * columns)).collect()
+    }
+
+    /// The highlighted row, and the highlighted target if inside a row.
     #[must_use]
     pub fn highlight(&self) -> (usize, Option<usize>) {
         (self.row, self.item)
     }
 
-    /// Advances the highlight with time for a menu of `n` items.
-    pub fn tick(&mut self, t_ms: f64, n: usize) {
-        if n == 0 || t_ms - self.last_step < self.step_ms {
+    /// Starts again at the first row (another menu or page came).
+    pub fn reset(&mut self, t_ms: f64) {
+        self.row = 0;
+        self.item = None;
+        self.last_step = t_ms;
+    }
+
+    fn start(&self, row: usize) -> usize {
+        self.rows.iter().take(row).sum()
+    }
+
+    /// Advances the highlight with time, over `rows` as they are shown now.
+    pub fn tick(&mut self, t_ms: f64, rows: &[usize]) {
+        if rows != self.rows.as_slice() {
+            self.rows = rows.to_vec();
+            if self.row >= rows.len() || self.item.is_some_and(|i| i >= rows.iter().sum()) {
+                self.row = 0;
+                self.item = None;
+            }
+        }
+        if rows.is_empty() || t_ms - self.last_step < self.step_ms {
             return;
         }
         self.last_step = t_ms;
-        let rows = n.div_ceil(self.columns);
         match self.item {
-            None => self.row = (self.row + 1) % rows,
+            None => self.row = (self.row + 1) % rows.len(),
             Some(i) => {
-                let start = self.row * self.columns;
-                let end = (start + self.columns).min(n);
+                let start = self.start(self.row);
+                let end = start + rows[self.row];
                 self.item_steps += 1;
                 if self.item_steps >= end - start {
                     self.item = None; // scanned through the row: back to rows
@@ -493,13 +520,15 @@ impl Scanner {
         }
     }
 
-    /// The switch: enters the row, or returns the item to select.
+    /// The switch: enters the row, or returns the target to select.
     pub fn switch(&mut self, t_ms: f64) -> Option<usize> {
         self.last_step = t_ms;
         match self.item {
             None => {
-                self.item = Some(self.row * self.columns);
-                self.item_steps = 0;
+                if self.rows.get(self.row).is_some_and(|n| *n > 0) {
+                    self.item = Some(self.start(self.row));
+                    self.item_steps = 0;
+                }
                 None
             }
             Some(i) => {
@@ -563,8 +592,10 @@ mod tests {
     #[test]
     fn scanning_selects_the_right_item_with_switch_events_alone() {
         // 7 items in rows of 3: rows 0 [0,1,2], 1 [3,4,5], 2 [6]. Select item 4.
-        let mut s = Scanner::new(3, 1000.0);
-        let n = 7;
+        let mut s = Scanner::new(1000.0);
+        let n = &Scanner::rows_of(7, 3);
+        assert_eq!(n, &[3, 3, 1]);
+        s.tick(0.0, n);
         s.tick(1000.0, n); // row 1
         assert_eq!(s.highlight(), (1, None));
         assert_eq!(s.switch(1200.0), None); // enter row 1 at item 3
@@ -578,6 +609,29 @@ mod tests {
             s.tick(3600.0 + 1000.0 * f64::from(k), n);
         }
         assert_eq!(s.highlight().1, None);
+    }
+
+    /// Rows of different lengths: a page of 4 items in rows of 3, then the
+    /// navigation row; the last target is reached through its own row.
+    #[test]
+    fn scanning_reaches_every_target_of_uneven_rows() {
+        let rows = [3, 1, 4];
+        for target in 0..8 {
+            let mut s = Scanner::new(1000.0);
+            let mut t = 0.0;
+            s.tick(t, &rows);
+            let (row, col) = if target < 3 { (0, target) } else if target < 4 { (1, 0) } else { (2, target - 4) };
+            for _ in 0..row {
+                t += 1000.0;
+                s.tick(t, &rows);
+            }
+            assert_eq!(s.switch(t), None);
+            for _ in 0..col {
+                t += 1000.0;
+                s.tick(t, &rows);
+            }
+            assert_eq!(s.switch(t), Some(target), "target {target}");
+        }
     }
 
     #[test]

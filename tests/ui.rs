@@ -7,7 +7,7 @@ use std::path::Path;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use facemouse::menus::{self, MenuAction, Navigator, Outcome};
-use facemouse::ui::menu_panel::MenuPanel;
+use facemouse::ui::menu_panel::{MenuPanel, Target};
 
 struct State {
     panel: MenuPanel,
@@ -66,9 +66,12 @@ fn scanning_selects_the_right_item_with_switch_events_alone() {
     // Rows of 3: "Keyboard" is item 4 (row 1, second item). Row 0 is lit at first.
     let t = |s: f64| s * 1000.0;
     let p = &mut h.state_mut().panel;
-    p.scanner.tick(t(1.0), 8); // row 1 lit
+    // As shown: the 8 items in rows of 3, then the navigation row (Close).
+    let rows = [3, 3, 2, 1];
+    p.scanner.tick(t(0.0), &rows);
+    p.scanner.tick(t(1.0), &rows); // row 1 lit
     assert_eq!(p.switch(t(1.1)), None); // enter row 1 at item 3
-    p.scanner.tick(t(2.2), 8); // item 4 lit
+    p.scanner.tick(t(2.2), &rows); // item 4 lit
     assert_eq!(p.switch(t(2.3)), Some(Outcome::Moved));
     assert_eq!(p.nav.current_name(), "keyboard");
     h.run_steps(2);
@@ -188,6 +191,91 @@ fn edit_and_back_are_reached_by_dwell() {
     h.get_by_label("Edit menu").hover();
     h.run_steps(15);
     assert!(h.query_by_label("Done editing").is_some(), "Edit menu opens the editor by dwell");
+}
+
+/// A panel the size of the menu window (760×600).
+fn small_harness(dir: &Path, scanning: bool) -> Harness<'static, State> {
+    let menus = menus::load_dir(dir).expect("menus");
+    let panel = MenuPanel::new(Navigator::new(menus), dir.to_path_buf(), 3, scanning, 1000.0, 60_000.0);
+    Harness::builder().with_size(egui::vec2(760.0, 600.0)).build_ui_state(
+        |ui, s: &mut State| {
+            if let Some(o) = s.panel.show(ui, 0.0) {
+                s.outcomes.push(o);
+            }
+        },
+        State { panel, outcomes: Vec::new() },
+    )
+}
+
+/// Scan steps to select target `k` of `targets` laid out `columns` to a row
+/// (items first, then the navigation row): wait for its row, switch, wait
+/// for it in the row, switch.
+fn scan_steps(targets: &[Target], columns: usize, k: usize) -> usize {
+    let items = targets.iter().filter(|t| matches!(t, Target::Item(_))).count();
+    let (row, col) = if k < items { (k / columns, k % columns) } else { (items.div_ceil(columns) + (k - items) / columns, (k - items) % columns) };
+    row + 1 + col + 1
+}
+
+/// Every menu screen (every menu, every page of it) of the shipped menus,
+/// in the menu window's size: every item can be reached (long menus page
+/// with More and Previous), the targets fit the window, and Close (and Back
+/// and Home below the home menu) are on screen within a few scan steps.
+#[test]
+fn from_every_menu_screen_back_home_and_close_are_near_and_every_item_is_reachable() {
+    let dir = user_menus();
+    let mut h = small_harness(dir.path(), true);
+    h.run_steps(1);
+    let names: Vec<String> = {
+        let nav = &h.state().panel.nav;
+        nav.current().items.iter().filter_map(|i| if let MenuAction::Submenu(s) = &i.action { Some(s.clone()) } else { None }).collect()
+    };
+    let mut screens = 0;
+    for name in std::iter::once(menus::HOME.to_string()).chain(names) {
+        let p = &mut h.state_mut().panel;
+        p.nav.home();
+        if name != menus::HOME {
+            let i = p.nav.current().items.iter().position(|it| it.action == MenuAction::Submenu(name.clone())).expect("submenu");
+            p.nav.select(i);
+        }
+        h.run_steps(2);
+        let all: Vec<String> = h.state().panel.nav.current().items.iter().map(|i| i.label.clone()).collect();
+        let mut seen = std::collections::BTreeSet::new();
+        loop {
+            screens += 1;
+            let targets = h.state().panel.targets().to_vec();
+            let menu = h.state().panel.nav.current().clone();
+            for t in &targets {
+                if let Target::Item(i) = t {
+                    seen.insert(menu.items[*i].label.clone());
+                }
+            }
+            let mut needed = vec![Target::Close];
+            if name != menus::HOME {
+                needed.extend([Target::Back, Target::Home]);
+            }
+            for n in needed {
+                let k = targets.iter().position(|t| *t == n).unwrap_or_else(|| panic!("{name}: {n:?} is not on screen: {targets:?}"));
+                assert!(scan_steps(&targets, 3, k) <= 14, "{name}: {n:?} takes {} scan steps", scan_steps(&targets, 3, k));
+            }
+            // Everything shown fits the window.
+            for node in h.get_all_by_role(egui::accesskit::Role::Button) {
+                let r = node.rect();
+                assert!(r.max.y <= 600.0 + 1.0 && r.max.x <= 760.0 + 1.0, "{name}: {:?} at {r:?} is off the window", node.value());
+            }
+            if !targets.contains(&Target::More) {
+                break;
+            }
+            // A target re-arms once the pointer has left it: away, then More.
+            h.hover_at(egui::pos2(5.0, 5.0));
+            h.run_steps(1);
+            h.get_by_label("More").click();
+            h.run_steps(2);
+            assert!(screens < 40, "paging does not end");
+        }
+        let missing: Vec<&String> = all.iter().filter(|l| !seen.contains(*l)).collect();
+        assert!(missing.is_empty(), "{name}: never shown: {missing:?}");
+    }
+    assert!(screens > 7, "the keyboard needs more than one page in this window: {screens} screens");
 }
 
 fn chord(s: &str) -> facemouse::command::Chord {

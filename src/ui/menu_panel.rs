@@ -55,6 +55,36 @@ fn make(kind: &str, value: &str) -> Result<MenuAction, String> {
     })
 }
 
+/// A target of the menu window besides the menu's own items: the
+/// navigation row, always on screen, so that no menu is a dead end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// Item `i` of the open menu.
+    Item(usize),
+    Previous,
+    More,
+    Back,
+    Home,
+    Close,
+}
+
+impl Target {
+    fn label(self, menu: &Menu) -> String {
+        match self {
+            Self::Item(i) => menu.items.get(i).map(|it| it.label.clone()).unwrap_or_default(),
+            Self::Previous => "Previous".into(),
+            Self::More => "More".into(),
+            Self::Back => "Back".into(),
+            Self::Home => "Home".into(),
+            Self::Close => "Close menu".into(),
+        }
+    }
+}
+
+/// A menu target's size, and the space between targets (points).
+const TARGET_SIZE: [f32; 2] = [150.0, 80.0];
+const TARGET_GAP: f32 = 12.0;
+
 /// The menu panel's state.
 pub struct MenuPanel {
     pub nav: Navigator,
@@ -74,18 +104,77 @@ pub struct MenuPanel {
     /// Edits that do not make a valid action yet (a chord being typed), by
     /// menu and item: kind and text. They are kept here, not saved.
     drafts: std::collections::HashMap<(String, usize), (String, String)>,
+    /// The page of the open menu that is shown (a menu longer than the
+    /// window is paged with Previous and More).
+    page: usize,
+    /// The targets as last shown, in scanning order, and their rows.
+    targets: Vec<Target>,
 }
 
 impl MenuPanel {
     #[must_use]
     pub fn new(nav: Navigator, dir: PathBuf, columns: usize, scanning: bool, scan_step_ms: f64, dwell_ms: f64) -> Self {
-        Self { nav, scanner: Scanner::new(columns, scan_step_ms), dir, columns: columns.max(1), scanning, dwell_ms, editing: false, act: super::Activator::default(), message: String::new(), read_only: None, drafts: std::collections::HashMap::new() }
+        Self {
+            nav,
+            scanner: Scanner::new(scan_step_ms),
+            dir,
+            columns: columns.max(1),
+            scanning,
+            dwell_ms,
+            editing: false,
+            act: super::Activator::default(),
+            message: String::new(),
+            read_only: None,
+            drafts: std::collections::HashMap::new(),
+            page: 0,
+            targets: Vec::new(),
+        }
     }
 
-    /// The scanning switch (an eyebrow raise's click): enters a row or selects.
+    /// The scanning switch (an eyebrow raise's click, a key): enters a row or
+    /// selects the highlighted target.
     pub fn switch(&mut self, t_ms: f64) -> Option<Outcome> {
         let i = self.scanner.switch(t_ms)?;
-        self.nav.select(i)
+        let target = *self.targets.get(i)?;
+        let outcome = self.activate(target);
+        self.scanner.reset(t_ms);
+        outcome
+    }
+
+    /// The targets on screen, in scanning order (the page's items, then the
+    /// navigation row).
+    #[must_use]
+    pub fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    /// Does what `target` is for.
+    fn activate(&mut self, target: Target) -> Option<Outcome> {
+        let before = (self.nav.depth(), self.nav.current_name().to_string());
+        let outcome = match target {
+            Target::Item(i) => self.nav.select(i),
+            Target::Previous => {
+                self.page = self.page.saturating_sub(1);
+                Some(Outcome::Moved)
+            }
+            Target::More => {
+                self.page += 1;
+                Some(Outcome::Moved)
+            }
+            Target::Back => {
+                self.nav.back();
+                Some(Outcome::Moved)
+            }
+            Target::Home => {
+                self.nav.home();
+                Some(Outcome::Moved)
+            }
+            Target::Close => Some(Outcome::Close),
+        };
+        if (self.nav.depth(), self.nav.current_name().to_string()) != before {
+            self.page = 0;
+        }
+        outcome
     }
 
     /// The menu's window appeared, or its layout changed from outside (a
@@ -100,10 +189,41 @@ impl MenuPanel {
         self.act.target(ui, &r, self.dwell_ms)
     }
 
+    /// The page's items and the navigation row, laid out for `height` points.
+    fn layout(&mut self, menu: &Menu, height: f32) -> Vec<usize> {
+        let cols = self.columns;
+        let depth = self.nav.depth();
+        // The navigation row holds at most five targets.
+        let nav_rows = 5usize.div_ceil(cols);
+        let row_h = TARGET_SIZE[1] + TARGET_GAP;
+        let fit = ((height / row_h).floor() as usize).saturating_sub(nav_rows).max(1);
+        let per_page = fit * cols;
+        let pages = menu.items.len().div_ceil(per_page).max(1);
+        self.page = self.page.min(pages - 1);
+        let first = self.page * per_page;
+        let shown = first..(first + per_page).min(menu.items.len());
+        self.targets = shown.clone().map(Target::Item).collect();
+        let mut nav = Vec::new();
+        if self.page > 0 {
+            nav.push(Target::Previous);
+        }
+        if self.page + 1 < pages {
+            nav.push(Target::More);
+        }
+        if depth > 1 {
+            nav.extend([Target::Back, Target::Home]);
+        }
+        nav.push(Target::Close);
+        let mut rows = Scanner::rows_of(shown.len(), cols);
+        rows.extend(Scanner::rows_of(nav.len(), cols));
+        self.targets.extend(nav);
+        rows
+    }
+
     /// Draws the panel; returns what a selection asks the app to do.
     pub fn show(&mut self, ui: &mut egui::Ui, t_ms: f64) -> Option<Outcome> {
         let menu = self.nav.current().clone();
-        let depth = self.nav.depth();
+        let page = self.page;
         ui.horizontal(|ui| {
             ui.heading(RichText::new(&menu.title).size(28.0));
             let label = if self.editing { "Done editing" } else { "Edit menu" };
@@ -116,43 +236,44 @@ impl MenuPanel {
             self.editor(ui, &menu);
             return None;
         }
+        let rows = self.layout(&menu, ui.available_height());
         if self.scanning {
-            self.scanner.tick(t_ms, menu.items.len());
+            self.scanner.tick(t_ms, &rows);
         }
-        let (row, item) = self.scanner.highlight();
+        let (lit_row, lit_item) = self.scanner.highlight();
         let mut chosen = None;
-        egui::Grid::new("menu-grid").spacing([12.0, 12.0]).show(ui, |ui| {
-            for (i, it) in menu.items.iter().enumerate() {
-                let lit = self.scanning && (item == Some(i) || (item.is_none() && i / self.columns == row));
-                let palette = super::style::Palette::of(ui);
-                let mut text = RichText::new(&it.label).size(22.0);
-                if lit {
-                    text = text.color(palette.highlight_text);
+        let targets = self.targets.clone();
+        let palette = super::style::Palette::of(ui);
+        let mut k = 0;
+        for (r, n) in rows.iter().enumerate() {
+            ui.horizontal(|ui| {
+                ui.spacing_mut().item_spacing.x = TARGET_GAP;
+                for target in &targets[k..k + n] {
+                    let lit = self.scanning && (lit_item == Some(k) || (lit_item.is_none() && lit_row == r));
+                    let mut text = RichText::new(target.label(&menu)).size(22.0);
+                    if lit {
+                        text = text.color(palette.highlight_text);
+                    }
+                    let mut b = egui::Button::new(text).min_size(egui::vec2(TARGET_SIZE[0], TARGET_SIZE[1]));
+                    if lit {
+                        b = b.fill(palette.highlight);
+                    }
+                    let resp = ui.add(b);
+                    // A click or a dwell: once, until the pointer leaves.
+                    if self.act.target(ui, &resp, self.dwell_ms) {
+                        chosen = Some(*target);
+                    }
+                    k += 1;
                 }
-                let mut b = egui::Button::new(text).min_size(egui::vec2(150.0, 80.0));
-                if lit {
-                    b = b.fill(palette.highlight);
-                }
-                let r = ui.add(b);
-                // A click or a dwell: once, until the pointer leaves.
-                if self.act.target(ui, &r, self.dwell_ms) {
-                    chosen = Some(i);
-                }
-                if (i + 1) % self.columns == 0 {
-                    ui.end_row();
-                }
-            }
-        });
-        if depth > 1 {
-            ui.add_space(12.0);
-            if self.button(ui, RichText::new("Back").size(24.0)) {
-                self.nav.back();
-            }
+            });
+            ui.add_space(TARGET_GAP - ui.spacing().item_spacing.y);
         }
-        let outcome = chosen.and_then(|i| self.nav.select(i));
-        if self.nav.depth() != depth || outcome == Some(Outcome::Moved) {
-            // Another menu came under the pointer: nothing of it fires by itself.
+        let before = (self.nav.depth(), self.nav.current_name().to_string());
+        let outcome = chosen.and_then(|t| self.activate(t));
+        if (self.nav.depth(), self.nav.current_name().to_string()) != before || self.page != page {
+            // Another menu or page came under the pointer: nothing of it fires by itself.
             self.act.relayout(ui.ctx());
+            self.scanner.reset(t_ms);
         }
         outcome
     }
