@@ -249,6 +249,53 @@ fn open_with(root: &Path, name: &str, may_write: bool) -> Result<(Profile, OpenN
     Ok((Profile { name: name.to_string(), dir, settings, from_file }, notes))
 }
 
+/// Makes profile `to` as a copy of profile `from` under `root`: its
+/// settings, calibration and menus (each file written atomically). A
+/// profile of that name that exists already is never written over.
+///
+/// # Errors
+/// A bad name, `to` exists, or a file that cannot be read or written.
+pub fn copy(root: &Path, from: &str, to: &str) -> Result<PathBuf, ProfileError> {
+    for n in [from, to] {
+        if !valid_name(n) {
+            return Err(ProfileError::BadName(n.to_string()));
+        }
+    }
+    let (src, dst) = (root.join("profiles").join(from), root.join("profiles").join(to));
+    let exists = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "a profile of that name exists");
+    if dst.exists() {
+        return Err(ProfileError::Write { path: dst, source: exists });
+    }
+    let read = |path: &Path, e: std::io::Error| ProfileError::Read { path: path.to_path_buf(), source: e };
+    let write = |path: &Path, e: std::io::Error| ProfileError::Write { path: path.to_path_buf(), source: e };
+    std::fs::create_dir_all(dst.join("menus")).map_err(|e| write(&dst, e))?;
+    let mut files: Vec<(PathBuf, PathBuf)> = ["settings.toml", "calibration.toml"].iter().map(|f| (src.join(f), dst.join(f))).collect();
+    if let Ok(entries) = std::fs::read_dir(src.join("menus")) {
+        for e in entries.filter_map(Result::ok) {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "toml")
+                && let Some(name) = p.file_name()
+            {
+                files.push((p.clone(), dst.join("menus").join(name)));
+            }
+        }
+    }
+    for (from_file, to_file) in files {
+        match std::fs::read(&from_file) {
+            Ok(bytes) => crate::fs::write_atomic(&to_file, &bytes).map_err(|e| write(&to_file, e))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(read(&from_file, e)),
+        }
+    }
+    Ok(dst)
+}
+
+/// The first name `stem-2`, `stem-3`, … that no profile under `root` has.
+#[must_use]
+pub fn free_name(root: &Path, stem: &str) -> String {
+    (2..).map(|n| format!("{stem}-{n}")).find(|n| !root.join("profiles").join(n).exists()).unwrap_or_else(|| format!("{stem}-new"))
+}
+
 /// The profiles that exist under `root`, by name.
 #[must_use]
 pub fn list(root: &Path) -> Vec<String> {
@@ -448,6 +495,24 @@ mod tests {
         let (p, _) = open_from(dir.path(), "gus").expect("open");
         assert_eq!(std::fs::read_to_string(p.dir.join("settings.toml.bak")).expect("first"), "[pointer\n");
         assert!(p.dir.join("settings.toml.bak.2").exists());
+    }
+
+    #[test]
+    fn a_profile_is_copied_whole_and_never_over_another() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (p, _) = open_from(dir.path(), "ann").expect("open");
+        let mut s = p.settings.clone();
+        s.ui.zoom = 2.0;
+        save_settings(&p.dir.join("settings.toml"), &s).expect("save");
+        let name = free_name(dir.path(), "ann");
+        assert_eq!(name, "ann-2");
+        copy(dir.path(), "ann", &name).expect("copy");
+        let (q, notes) = open_from(dir.path(), &name).expect("open the copy");
+        assert!(notes.recovered.is_empty() && !notes.created);
+        assert!((q.settings.ui.zoom - 2.0).abs() < 1e-6, "the settings came along");
+        assert_eq!(std::fs::read_dir(q.dir.join("menus")).expect("menus").count(), std::fs::read_dir(p.dir.join("menus")).expect("menus").count());
+        assert!(copy(dir.path(), "ann", &name).is_err(), "an existing profile is never written over");
+        assert_eq!(free_name(dir.path(), "ann"), "ann-3");
     }
 
     #[test]

@@ -139,7 +139,7 @@ fn a_gesture_bound_to_open_menu_opens_the_menu_and_a_demo_never_does() {
             s.events.push_back((1, Event::OpenMenu));
         }
         h.run_steps(3);
-        assert_eq!(h.query_by_label("Close menu").is_some(), driving, "driving {driving}: the menu opens only from a source that drives");
+        assert_eq!(h.query_all_by_label("Close menu").next().is_some(), driving, "driving {driving}: the menu opens only from a source that drives");
     }
 }
 
@@ -158,4 +158,21 @@ fn the_wizard_is_cancelled_by_dwell_and_keeps_the_old_settings() {
     assert!(h.query_by_label("Cancel").is_none(), "the wizard is gone");
     assert_eq!(std::fs::read(tmp.path().join("profiles/default/settings.toml")).expect("settings"), before);
     assert!(!tmp.path().join("profiles/default/calibration.toml").exists());
+}
+
+/// A new profile is made hands-free: a dwell on "New profile" copies this
+/// one and switches to it; "Profile" then cycles between the two.
+#[test]
+fn a_new_profile_is_made_and_switched_to_by_dwell() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    h.run_steps(2);
+    rest_on(&mut h, "Profile: default", 12);
+    assert!(h.query_by_label_contains("only profile").is_some(), "one profile: the button says so instead of nothing");
+    rest_on(&mut h, "New profile", 12);
+    assert!(h.query_by_label_contains("Made profile default-2 from default").is_some(), "the status says what was made");
+    assert!(h.query_by_label("Profile: default-2").is_some(), "switched to it");
+    assert!(tmp.path().join("profiles/default-2/settings.toml").is_file());
+    assert!(tmp.path().join("profiles/default-2/menus/main.toml").is_file());
 }

@@ -50,13 +50,13 @@ struct Choices {
 }
 
 impl Choices {
-    fn start() -> Self {
+    fn start(root: std::path::PathBuf) -> Self {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let st = Arc::clone(&stop);
         let spawned = std::thread::Builder::new().name("choices".into()).spawn(move || {
             while !st.load(std::sync::atomic::Ordering::Relaxed) {
-                let profiles = crate::profile::config_root().map(|r| crate::profile::list(&r)).unwrap_or_default();
+                let profiles = crate::profile::list(&root);
                 // A full channel: the UI has not taken the last list yet; this one waits for the next round.
                 let _ = tx.try_send((crate::capture::list_cameras(), profiles));
                 let until = Instant::now() + CHOICES_REFRESH;
@@ -107,6 +107,8 @@ pub struct FacemouseApp {
     controls: Activator,
     /// Cameras and profiles, looked up every few seconds off the UI thread.
     choices: Choices,
+    /// The config folder that holds the profiles (the open one's grandparent).
+    root: std::path::PathBuf,
     /// Whether this window may save its profile (another window may have it open).
     access: crate::instance::ProfileAccess,
     /// Held while this window may drive the pointer: a window showing a
@@ -122,6 +124,8 @@ impl FacemouseApp {
     #[must_use]
     pub fn new(ctx: &egui::Context, launch: Launch, menus: Navigator, worker: worker::Worker) -> Self {
         let Launch { profile, notes, show_menu, calibrate, access, drive_lock, .. } = launch;
+        // The profile lives in ROOT/profiles/NAME.
+        let root = profile.dir.parent().and_then(std::path::Path::parent).map_or_else(|| profile.dir.clone(), std::path::Path::to_path_buf);
         worker.set_repaint(ctx.clone());
         let ui = profile.settings.ui.clone();
         let background = style::apply(ctx, &ui);
@@ -145,7 +149,8 @@ impl FacemouseApp {
             controls: Activator::default(),
             access,
             drive_lock,
-            choices: Choices::start(),
+            choices: Choices::start(root.clone()),
+            root,
             worker,
         }
     }
@@ -161,7 +166,7 @@ impl FacemouseApp {
         if self.drive_lock.is_some() {
             return true;
         }
-        match crate::profile::config_root().map_err(|e| e.to_string()).and_then(|r| crate::instance::acquire(&r).map_err(|e| e.to_string())) {
+        match crate::instance::acquire(&self.root).map_err(|e| e.to_string()) {
             Ok(l) => {
                 self.drive_lock = Some(l);
                 true
@@ -401,17 +406,36 @@ impl FacemouseApp {
                     self.profile.settings.ui.click_sound = !ui_s.click_sound;
                     self.save_profile();
                 }
-                if let Ok(root) = crate::profile::config_root() {
-                    if dwell_button(ui, big(&format!("Profile: {}", self.profile.name)), &mut hover, dwell_ms) && names.len() > 1 {
+                let root = self.root.clone();
+                if dwell_button(ui, big(&format!("Profile: {}", self.profile.name)), &mut hover, dwell_ms) {
+                    if names.len() > 1 {
                         let next = names.iter().position(|n| *n == self.profile.name).map_or(0, |i| (i + 1) % names.len());
                         let n = names[next].clone();
                         self.switch_profile(&root, &n, &ctx);
                         // Another zoom: nothing now under the pointer fires by itself.
                         hover.relayout(&ctx);
+                    } else {
+                        self.status_message = "This is the only profile: \"New profile\" makes another from it".into();
+                    }
+                }
+                if dwell_button(ui, big("New profile"), &mut hover, dwell_ms) {
+                    // A copy of this one (settings, calibration, menus), switched to at once.
+                    let (from, name) = (self.profile.name.clone(), crate::profile::free_name(&root, &self.profile.name));
+                    match crate::profile::copy(&root, &from, &name) {
+                        Ok(_) => {
+                            self.switch_profile(&root, &name, &ctx);
+                            self.status_message = format!("Made profile {name} from {from}, and switched to it");
+                            hover.relayout(&ctx);
+                        }
+                        Err(e) => self.status_message = format!("No new profile: {e}"),
                     }
                 }
                 let current = if ui_s.camera.is_empty() { "first".to_string() } else { ui_s.camera.clone() };
-                if dwell_button(ui, big(&format!("Camera: {current}")), &mut hover, dwell_ms) && !cameras.is_empty() && self.may_drive() {
+                let camera_pressed = dwell_button(ui, big(&format!("Camera: {current}")), &mut hover, dwell_ms);
+                if camera_pressed && cameras.len() <= 1 {
+                    self.status_message = if cameras.is_empty() { "No camera found: connect one; it is looked for every few seconds".into() } else { "This is the only camera found".into() };
+                }
+                if camera_pressed && cameras.len() > 1 && self.may_drive() {
                     let next = cameras.iter().position(|c| c.name == ui_s.camera).map_or(0, |i| (i + 1) % cameras.len());
                     let name = cameras[next].name.clone();
                     self.profile.settings.ui.camera.clone_from(&name);
