@@ -437,7 +437,13 @@ impl facemouse::session::Observer for Printer {
 /// Without a display (or with --headless): the live session, printing what it sees.
 fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str) -> Result<()> {
     let _lock = drive_lock(recording.as_ref())?;
-    let prof = profile::load(profile_name).context("cannot load the profile")?;
+    // As the window does, a broken file does not stop the pointer: it is
+    // reported and the defaults are used. Headless never writes the profile,
+    // so it is opened without writing (the window moves a broken file aside).
+    let (prof, notes) = profile::open_read_only(&profile::config_root()?, profile_name).context("cannot open the profile")?;
+    for n in &notes.recovered {
+        eprintln!("facemouse: {n}");
+    }
     let mut messages = Vec::new();
     let source = match recording {
         Some(r) => r,

@@ -298,3 +298,21 @@ fn a_second_instance_that_would_drive_is_refused_while_the_first_runs() {
     assert_one_line_error(&driving, &["already running", &format!("process {}", first.id())]);
     assert!(showing.status.success(), "{}", String::from_utf8_lossy(&showing.stderr));
 }
+
+/// A broken settings file does not stop a headless run (it drives the
+/// pointer as the window does): it is named, the defaults are used, and the
+/// file is left as it is (headless never writes the profile).
+#[test]
+fn headless_runs_on_defaults_over_a_broken_profile_and_leaves_it_as_it_is() {
+    let config = tempfile::tempdir().expect("tempdir");
+    let dir = config.path().join("profiles/default");
+    std::fs::create_dir_all(&dir).expect("profile");
+    let broken = b"[ui]\n# gr\xfc\xdfe\nzoom = 2.0\n";
+    std::fs::write(dir.join("settings.toml"), broken).expect("settings");
+    let out = run(bin().args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("settings.toml") && err.contains("not UTF-8") && err.contains("using the defaults"), "{err}");
+    assert_eq!(std::fs::read(dir.join("settings.toml")).expect("kept"), broken);
+    assert!(!dir.join("settings.toml.bak").exists());
+}
