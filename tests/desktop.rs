@@ -504,3 +504,70 @@ fn a_second_driver_is_refused_and_a_second_window_gets_the_profile_read_only() {
     assert!(err.contains("read-only") && err.contains(&format!("process {}", first.id())), "{err}");
     assert_eq!(std::fs::read(&settings).expect("settings"), before);
 }
+
+/// Runs `xdotool` on the private display; its standard output, trimmed.
+fn xdotool(x: &Xvfb, args: &[&str]) -> Option<String> {
+    let out = Command::new("xdotool").env("DISPLAY", &x.display).args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The menu types into the user's application, so neither of our windows
+/// keeps the keyboard focus: with a window manager, the user's window (here a
+/// test window) still has the focus after the window and its menu open and
+/// after clicks on both, as the switch clicks; the menu window says so in
+/// its WM_HINTS (input false).
+#[test]
+fn neither_window_takes_the_keyboard_focus_from_the_users_application() {
+    let Some(x) = xvfb() else { return };
+    let Ok(mut wm) = Command::new("openbox").env("DISPLAY", &x.display).stdout(Stdio::null()).stderr(Stdio::null()).spawn() else {
+        eprintln!("skipped: openbox is not installed (make test installs it)");
+        return;
+    };
+    std::thread::sleep(Duration::from_millis(800));
+    // The user's application: a window of its own, focused.
+    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("connect");
+    let screen = &conn.setup().roots[screen_num];
+    let app = conn.generate_id().expect("id");
+    conn.create_window(screen.root_depth, app, screen.root, 900, 560, 300, 200, 0, WindowClass::INPUT_OUTPUT, screen.root_visual, &CreateWindowAux::new().background_pixel(screen.white_pixel))
+        .expect("create");
+    conn.change_property8(x11rb::protocol::xproto::PropMode::REPLACE, app, x11rb::protocol::xproto::AtomEnum::WM_NAME, x11rb::protocol::xproto::AtomEnum::STRING, b"users-app")
+        .expect("name");
+    conn.map_window(app).expect("map");
+    conn.sync().expect("sync");
+    std::thread::sleep(Duration::from_millis(500));
+    let app_id = app.to_string();
+    let focus_app = || xdotool(&x, &["windowactivate", "--sync", &app_id]);
+    if focus_app().is_none() {
+        let _ = wm.kill();
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let mut fm = facemouse(&x, &tmp.path().join("config")).arg("--source").arg(&clip).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+    std::thread::sleep(Duration::from_secs(8));
+    let menu = xdotool(&x, &["search", "--name", "^Facemouse menu$"]).unwrap_or_default();
+    let main = xdotool(&x, &["search", "--name", "^Facemouse$"]).unwrap_or_default();
+    let hints = Command::new("xprop").env("DISPLAY", &x.display).args(["-id", menu.lines().next().unwrap_or("0"), "WM_HINTS"]).output().map(|o| String::from_utf8_lossy(&o.stdout).to_string()).unwrap_or_default();
+    // Launching may have focused the new window; the user's application has it now.
+    focus_app();
+    let mut focus_after = Vec::new();
+    for win in [&menu, &main] {
+        let id = win.lines().next().unwrap_or("0").to_string();
+        let geometry = xdotool(&x, &["getwindowgeometry", "--shell", &id]).unwrap_or_default();
+        let field = |k: &str| geometry.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.parse::<i32>().ok()).unwrap_or(0);
+        let (cx, cy) = (field("X=") + field("WIDTH=") / 2, field("Y=") + field("HEIGHT=") / 3);
+        let _ = xdotool(&x, &["mousemove", &cx.to_string(), &cy.to_string(), "click", "1"]);
+        std::thread::sleep(Duration::from_millis(800));
+        focus_after.push(xdotool(&x, &["getwindowfocus"]).unwrap_or_default());
+    }
+    let _ = fm.kill();
+    let _ = fm.wait();
+    let _ = wm.kill();
+    let _ = wm.wait();
+    assert!(!menu.is_empty() && !main.is_empty(), "both windows are up: menu {menu:?}, main {main:?}");
+    assert!(hints.contains("input focus: False"), "the menu window's WM_HINTS: {hints}");
+    for f in focus_after {
+        assert_eq!(f, app_id, "a click on our window took the keyboard focus");
+    }
+}

@@ -35,6 +35,9 @@ pub struct Activator {
     rest: Option<Rest>,
     /// Where the pointer rested when the layout last changed, until it moves away.
     relayout_at: Option<egui::Pos2>,
+    /// The window has drawn its first target: appearing is a change of
+    /// layout too (a window that opens under the resting pointer).
+    started: bool,
 }
 
 impl Activator {
@@ -43,6 +46,10 @@ impl Activator {
     pub fn target(&mut self, ui: &egui::Ui, r: &egui::Response, dwell_ms: f64) -> bool {
         let now = ui.input(|i| i.time);
         let pointer = ui.input(|i| i.pointer.latest_pos());
+        if !self.started {
+            self.started = true;
+            self.relayout_at = pointer;
+        }
         if let (Some(at), Some(p)) = (self.relayout_at, pointer)
             && at.distance(p) > RESTING_RADIUS
         {
@@ -121,6 +128,10 @@ mod tests {
         let ctx = egui::Context::default();
         let mut act = Activator::default();
         let at = egui::pos2(60.0, 40.0);
+        // The window appears under the resting pointer: nothing fires until the pointer moves on.
+        assert_eq!(fired_between(&ctx, &mut act, 0.0, 3.0, at, "a"), 0, "a window that appeared under the pointer fired");
+        pass(&ctx, &mut act, 3.0, egui::pos2(600.0, 500.0), "a");
+        let mut act = Activator { started: true, ..Activator::default() };
         assert_eq!(fired_between(&ctx, &mut act, 0.0, 0.85, at, "a"), 0, "before the dwell time");
         assert_eq!(fired_between(&ctx, &mut act, 0.85, 5.0, at, "a"), 1, "once, however long the rest");
         // The layout changes: another target (another id) now lies under the pointer.

@@ -10,6 +10,7 @@
 mod activate;
 mod calibration;
 pub mod style;
+mod x11;
 pub mod menu_panel;
 mod worker;
 
@@ -33,6 +34,9 @@ pub use worker::{Snapshot, SourceChoice, Worker};
 
 pub use crate::settings::UiSettings;
 
+/// The windows' titles (the no-focus hint finds them by these).
+const MAIN_TITLE: &str = "Facemouse";
+const MENU_TITLE: &str = "Facemouse menu";
 const HISTORY_S: f64 = 10.0;
 /// At most this many points in the plots (10 s at 60 frames a second).
 const HISTORY_MAX: usize = 600;
@@ -107,6 +111,9 @@ pub struct FacemouseApp {
     controls: Activator,
     /// Cameras and profiles, looked up every few seconds off the UI thread.
     choices: Choices,
+    /// Whether the menu window was last set to take the focus (while
+    /// editing); `None` until the menu window is made.
+    menu_focus: Option<bool>,
     /// The config folder that holds the profiles (the open one's grandparent).
     root: std::path::PathBuf,
     /// Whether this window may save its profile (another window may have it open).
@@ -125,6 +132,10 @@ impl FacemouseApp {
     pub fn new(ctx: &egui::Context, launch: Launch, menus: Navigator, worker: worker::Worker) -> Self {
         let Launch { profile, notes, show_menu, calibrate, access, drive_lock, .. } = launch;
         // The profile lives in ROOT/profiles/NAME.
+        // The main window does not keep the keyboard focus either: the
+        // switch's click on its buttons must not take the keys the menu
+        // types away from the user's application.
+        x11::set_takes_focus(MAIN_TITLE, false);
         let root = profile.dir.parent().and_then(std::path::Path::parent).map_or_else(|| profile.dir.clone(), std::path::Path::to_path_buf);
         worker.set_repaint(ctx.clone());
         let ui = profile.settings.ui.clone();
@@ -149,6 +160,7 @@ impl FacemouseApp {
             controls: Activator::default(),
             access,
             drive_lock,
+            menu_focus: None,
             choices: Choices::start(root.clone()),
             root,
             worker,
@@ -452,6 +464,9 @@ impl FacemouseApp {
         self.controls = hover;
         if self.show_menu {
             self.menu_window(&ctx, t);
+        } else {
+            // A menu window opened again is a new window: its hint is set again.
+            self.menu_focus = None;
         }
         egui::CentralPanel::default().show(ui, |ui| {
             preview_ui(ui, self.texture.as_ref(), &snap);
@@ -468,11 +483,18 @@ impl FacemouseApp {
     fn menu_window(&mut self, ctx: &egui::Context, t: f64) {
         let mut outcome = None;
         let mut closed = false;
+        // The window never takes the keyboard focus (it types into the
+        // user's application), except while a menu is edited.
+        let want_focus = self.menu.editing;
+        if self.menu_focus != Some(want_focus) {
+            x11::set_takes_focus(MENU_TITLE, want_focus);
+            self.menu_focus = Some(want_focus);
+        }
         let menu = &mut self.menu;
         let background = self.background;
         ctx.show_viewport_immediate(
             egui::ViewportId::from_hash_of("facemouse-menu"),
-            egui::ViewportBuilder::default().with_title("Facemouse menu").with_always_on_top().with_inner_size([760.0, 600.0]),
+            egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]),
             |ui, _class| {
                 // Its own background: the clear colour is the main window's only.
                 let frame = egui::Frame::central_panel(ui.style()).fill(background);
@@ -769,7 +791,7 @@ pub fn run(mut launch: Launch) -> anyhow::Result<()> {
     let nav = Navigator::new(menus);
     let worker = worker::Worker::start(launch.profile.settings.clone(), launch.source.clone())?;
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default().with_title("Facemouse").with_inner_size([1280.0, 800.0]).with_maximized(true),
+        viewport: egui::ViewportBuilder::default().with_title(MAIN_TITLE).with_inner_size([1280.0, 800.0]).with_maximized(true),
         // Dithering costs a noise term on every pixel of every repaint: with
         // software rendering (no GPU), a large share of the window's cost.
         dithering: false,

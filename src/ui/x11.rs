@@ -1,0 +1,95 @@
+//! Overlay windows that never take the keyboard focus (X11).
+//!
+//! The menu window types keys and text into the user's application, so it
+//! must never become the focused window: ICCCM's "No Input" model, WM_HINTS
+//! with `input = false` and no `WM_TAKE_FOCUS` (winit sets none), tells the
+//! window manager never to give it the focus, not when it appears and not
+//! when it is clicked. Pointer events still reach it. While a caregiver
+//! edits a menu (text fields), it takes the focus again.
+//!
+//! winit has no setting for this, so a thread named "no-focus" finds our
+//! window by its title and process number and sets the hint as soon as the
+//! window exists; if the window manager gave it the focus as it appeared,
+//! the focus goes back to the window that had it.
+
+/// Sets, on a thread of its own, whether our window titled `title` may take
+/// the keyboard focus (it looks for the window for two seconds; without an
+/// X11 display it does nothing).
+pub fn set_takes_focus(title: &'static str, takes: bool) {
+    #[cfg(target_os = "linux")]
+    let before = focused();
+    let spawned = std::thread::Builder::new().name("no-focus".into()).spawn(move || {
+        #[cfg(target_os = "linux")]
+        for _ in 0..20 {
+            match apply(title, takes, if takes { None } else { before }) {
+                Ok(true) => break,
+                Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
+                Err(e) => {
+                    tracing::debug!("cannot set the focus hint of {title}: {e}");
+                    break;
+                }
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (title, takes);
+    });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot start the no-focus thread: {e}");
+    }
+}
+
+/// The window that has the keyboard focus now, if there is an X11 display.
+#[cfg(target_os = "linux")]
+fn focused() -> Option<u32> {
+    use x11rb::protocol::xproto::ConnectionExt;
+    std::env::var_os("DISPLAY")?;
+    let (conn, _) = x11rb::connect(None).ok()?;
+    conn.get_input_focus().ok()?.reply().ok().map(|f| f.focus).filter(|w| *w > 1)
+}
+
+/// Sets the hint on every window of ours titled `title`; whether one was
+/// found. If one of them (or its frame) has the focus, it goes back to `back`.
+#[cfg(target_os = "linux")]
+fn apply(title: &str, takes: bool, back: Option<u32>) -> Result<bool, Box<dyn std::error::Error>> {
+    use x11rb::connection::Connection;
+    use x11rb::properties::WmHints;
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, Window};
+    if std::env::var_os("DISPLAY").is_none() {
+        return Err("no X11 display".into());
+    }
+    let (conn, screen) = x11rb::connect(None)?;
+    let root = conn.setup().roots[screen].root;
+    let pid_atom = conn.intern_atom(false, b"_NET_WM_PID")?.reply()?.atom;
+    let ours = |w: Window| -> Result<bool, Box<dyn std::error::Error>> {
+        let name = conn.get_property(false, w, AtomEnum::WM_NAME, AtomEnum::ANY, 0, 256)?.reply()?;
+        if name.value != title.as_bytes() {
+            return Ok(false);
+        }
+        let pid = conn.get_property(false, w, pid_atom, AtomEnum::CARDINAL, 0, 1)?.reply()?;
+        Ok(pid.value32().and_then(|mut v| v.next()) == Some(std::process::id()))
+    };
+    // Top-level windows, and one level down (window managers put a frame around a shown window).
+    let mut found = Vec::new();
+    for w in conn.query_tree(root)?.reply()?.children {
+        let mut candidates = vec![w];
+        candidates.extend(conn.query_tree(w)?.reply()?.children);
+        for c in candidates {
+            if ours(c)? {
+                let mut hints = WmHints::get(&conn, c)?.reply()?.unwrap_or_default();
+                hints.input = Some(takes);
+                hints.set(&conn, c)?;
+                found.push((w, c));
+            }
+        }
+    }
+    if let Some(back) = back {
+        let now = conn.get_input_focus()?.reply()?.focus;
+        if found.iter().any(|(frame, w)| now == *frame || now == *w) {
+            use x11rb::protocol::xproto::InputFocus;
+            // The window that had the focus may be gone by now: then nothing changes.
+            let _ = conn.set_input_focus(InputFocus::PARENT, back, x11rb::CURRENT_TIME)?.check();
+        }
+    }
+    conn.flush()?;
+    Ok(!found.is_empty())
+}
