@@ -86,6 +86,12 @@ impl Pipeline {
         commands
     }
 
+    /// While the window's scanning menu takes the switch, its clicks press
+    /// nothing on the desktop (see [`SwitchDecider::set_to_scanner`]).
+    pub fn set_switch_to_scanner(&mut self, to_scanner: bool) {
+        self.switch.set_to_scanner(to_scanner);
+    }
+
     /// Pauses or resumes (from the window); returns the commands that leave nothing pressed.
     pub fn set_paused(&mut self, paused: bool) -> Vec<Command> {
         let mut commands = Vec::new();

@@ -50,6 +50,9 @@ pub enum Intent {
     Source { spec: SourceSpec, looping: bool, drive: bool },
     /// New settings (calibration, profile switch, edits) apply from the next frame.
     Settings(Box<Settings>),
+    /// The window's scanning menu is showing and takes the switch: its
+    /// clicks select there and press nothing on the desktop.
+    SwitchToScanner(bool),
     Quit,
 }
 
@@ -107,6 +110,8 @@ pub struct Session {
     sink: Option<Box<dyn PointerSink>>,
     /// The models, found when the session first runs unless given.
     models: Option<Models>,
+    /// The window's scanning menu takes the switch (kept across sources).
+    to_scanner: bool,
 }
 
 impl Session {
@@ -114,7 +119,7 @@ impl Session {
     /// recording shown as a demo); `drive` lets it move the real pointer.
     #[must_use]
     pub fn new(settings: Settings, source: SourceSpec, looping: bool, drive: bool) -> Self {
-        Self { settings, source, looping, drive, seq: 0, open: Box::new(|s| capture::spawn(s.clone())), sink: None, models: None }
+        Self { settings, source, looping, drive, seq: 0, open: Box::new(|s| capture::spawn(s.clone())), sink: None, models: None, to_scanner: false }
     }
 
     /// Runs `models` (found once for many sessions: an evaluation over many
@@ -186,6 +191,7 @@ impl Session {
                 }
                 None => made.insert(Pipeline::new(&fitted, self.models.get_or_insert_with(Models::load))),
             };
+            pipeline.set_switch_to_scanner(self.to_scanner);
             let mut pending: Vec<Command> = Vec::new();
             let mut seen_status = 0;
             let outcome = loop {
@@ -201,6 +207,10 @@ impl Session {
                             self.settings = *new;
                             fitted = self.fitted(screen);
                             pipeline.set_settings(&fitted);
+                        }
+                        Intent::SwitchToScanner(on) => {
+                            self.to_scanner = on;
+                            pipeline.set_switch_to_scanner(on);
                         }
                         Intent::Type(t) => pending.push(Command::Type(t)),
                         Intent::Keys(k) => pending.push(Command::Key(k)),

@@ -49,6 +49,8 @@ pub struct SwitchDecider {
     scroll_anchor: Option<Point>,
     scroll_acc: Point,
     last_pos: Option<Point>,
+    /// The window's scanning menu takes the switch: no desktop clicks.
+    to_scanner: bool,
 }
 
 impl SwitchDecider {
@@ -66,7 +68,15 @@ impl SwitchDecider {
             scroll_anchor: None,
             scroll_acc: [0.0, 0.0],
             last_pos: None,
+            to_scanner: false,
         }
+    }
+
+    /// While the window's scanning menu takes the switch, a click action
+    /// gives its event (the scanning select) and presses nothing on the
+    /// desktop. A drag under way can still be ended.
+    pub fn set_to_scanner(&mut self, to_scanner: bool) {
+        self.to_scanner = to_scanner;
     }
 
     /// Whether the user has paused.
@@ -232,8 +242,18 @@ impl SwitchDecider {
             self.clicks.push_back(t_ms);
         }
         // Every click lands where the pointer is.
-        if action.clicks() {
+        if action.clicks() && !self.to_scanner {
             commands.push(Command::MoveTo { x: pointer[0], y: pointer[1] });
+        }
+        if self.to_scanner && action.clicks() && !(matches!(action, Action::DragToggle) && self.dragging) {
+            // The scanning menu selects with it: the event only.
+            events.push(match action {
+                Action::ClickRight => Event::ClickRight,
+                Action::ClickMiddle => Event::ClickMiddle,
+                Action::DoubleClick => Event::ClickDouble,
+                _ => Event::ClickLeft,
+            });
+            return;
         }
         match action {
             Action::ClickLeft => {
@@ -340,6 +360,22 @@ mod tests {
         r.raise(500.0);
         assert_eq!(r.presses(), 0);
         assert_eq!(r.events.iter().filter(|e| **e == Event::OpenMenu).count(), 1, "{:?}", r.events);
+    }
+
+    /// While the scanning menu takes the switch, a raise selects there (the
+    /// click event) and presses nothing on the desktop; afterwards it clicks again.
+    #[test]
+    fn while_scanning_takes_the_switch_a_raise_clicks_nothing_on_the_desktop() {
+        let mut r = Run::new(SwitchSettings::default());
+        r.frames(90, &tracked());
+        r.d.set_to_scanner(true);
+        r.raise(500.0);
+        assert_eq!(r.presses(), 0, "{:?}", r.commands);
+        assert_eq!(r.events.iter().filter(|e| **e == Event::ClickLeft).count(), 1, "the scanning select still comes: {:?}", r.events);
+        r.d.set_to_scanner(false);
+        r.frames(30, &tracked());
+        r.raise(500.0);
+        assert_eq!(r.presses(), 1);
     }
 
     #[test]

@@ -111,6 +111,8 @@ pub struct FacemouseApp {
     controls: Activator,
     /// Cameras and profiles, looked up every few seconds off the UI thread.
     choices: Choices,
+    /// Whether the session was last told that the scanning menu takes the switch.
+    switch_to_scanner: bool,
     /// Whether the menu window was last set to take the focus (while
     /// editing); `None` until the menu window is made.
     menu_focus: Option<bool>,
@@ -161,6 +163,7 @@ impl FacemouseApp {
             access,
             drive_lock,
             menu_focus: None,
+            switch_to_scanner: false,
             choices: Choices::start(root.clone()),
             root,
             worker,
@@ -462,6 +465,13 @@ impl FacemouseApp {
             });
         });
         self.controls = hover;
+        // While the scanning menu shows, the switch selects there and
+        // clicks nothing on the desktop.
+        let to_scanner = self.show_menu && self.settings().ui.scanning;
+        // (Sent again next time if the worker's channel was full.)
+        if to_scanner != self.switch_to_scanner && self.intents.try_send(Intent::SwitchToScanner(to_scanner)).is_ok() {
+            self.switch_to_scanner = to_scanner;
+        }
         if self.show_menu {
             self.menu_window(&ctx, t);
         } else {
