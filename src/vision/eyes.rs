@@ -98,6 +98,16 @@ struct Seen {
 }
 
 /// A departure of both eyes that may be a blink.
+/// What the eyes did while a departure held (see `changed_in_hold`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HoldChange {
+    None,
+    /// A further departure that came back within `BLINK_MAX_MS`.
+    Blinked,
+    /// A further departure that stayed: another look.
+    Moved,
+}
+
 #[derive(Debug, Clone)]
 struct Candidate {
     start: f64,
@@ -274,9 +284,17 @@ impl EyeState {
                     // lowered), and its end is no blink and no long blink.
                     // A change still under way for `NOT_CLOSED_MS` is not a
                     // reopening either: eyes open within a frame or two.
-                    if self.changed_in_hold(gray, eyes, iod, t_ms, dt)?
-                        || self.held_dip.is_some_and(|(since, _)| t_ms - since >= NOT_CLOSED_MS)
-                    {
+                    let change = self.changed_in_hold(gray, eyes, iod, t_ms, dt)?;
+                    if change == HoldChange::Blinked {
+                        // A blink while the lids are lowered for a look is a
+                        // blink (the held look stays a look: it is not taken
+                        // as the open one, which cost p2 her next blinks).
+                        if self.last_blink.is_none_or(|b| t_ms - b >= BLINK_DEDUPE_MS) {
+                            events.push(Event::Blink);
+                            self.last_blink = Some(t_ms);
+                        }
+                    }
+                    if change != HoldChange::None || self.held_dip.is_some_and(|(since, _)| t_ms - since >= NOT_CLOSED_MS) {
                         c.moved = true;
                     }
                     if !c.closed_like || dur > LONG_BLINK_MAX_MS {
@@ -381,20 +399,20 @@ impl EyeState {
     /// another look (such a departure that does not come back; the held look
     /// is then the new one). Closed eyes do neither, so either tells a look
     /// with lowered lids from a long closure.
-    fn changed_in_hold(&mut self, gray: &Mat, eyes: [Point; 2], iod: f64, t_ms: f64, dt: f64) -> Result<bool, VisionError> {
+    fn changed_in_hold(&mut self, gray: &Mat, eyes: [Point; 2], iod: f64, t_ms: f64, dt: f64) -> Result<HoldChange, VisionError> {
         if self.held.iter().any(Option::is_none) {
             for k in 0..2 {
                 self.held[k] = Some(Look::new(&self.patch[k])?);
             }
             self.held_dip = None;
-            return Ok(false);
+            return Ok(HoldChange::None);
         }
         let r = px(EYE_ALIGN * iod).max(1);
         let mut closure = [0.0; 2];
         for k in 0..2 {
-            let Some(look) = &self.held[k] else { return Ok(false) };
+            let Some(look) = &self.held[k] else { return Ok(HoldChange::None) };
             let Some(d) = departure(gray, look, eyes[k], r, self.size, &mut self.result, &mut self.held_patch[k])? else {
-                return Ok(false);
+                return Ok(HoldChange::None);
             };
             closure[k] = self.closure(k, d);
         }
@@ -417,19 +435,19 @@ impl EyeState {
                 if back || t_ms - start > BLINK_MAX_MS {
                     self.held_dip = None;
                     if back && t_ms - start <= BLINK_MAX_MS {
-                        return Ok(true);
+                        return Ok(HoldChange::Blinked);
                     }
                     for k in 0..2 {
                         if let Some(look) = self.held[k].as_mut() {
                             look.set(&self.held_patch[k])?;
                         }
                     }
-                    return Ok(true);
+                    return Ok(HoldChange::Moved);
                 }
                 self.held_dip = Some((start, peak));
             }
         }
-        Ok(false)
+        Ok(HoldChange::None)
     }
 
     /// Whether both eyes are as far from their open look as the person's
@@ -615,6 +633,28 @@ mod tests {
         let ev = run(&mut s, 3000.0, 5000.0, 33.3, |t| ([lid(t), lid(t)], [0.0, 0.0]));
         assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink], "{ev:?}");
         assert!(ev[0].0 < 4000.0 + 200.0, "given at the turn, not at the end of the reopening: {ev:?}");
+    }
+
+    /// She looks up with her lids half lowered for 2.5 s and blinks in the
+    /// middle of it: the blink counts, and the look is neither a blink nor a
+    /// long blink.
+    #[test]
+    fn a_blink_during_a_look_with_lowered_lids_counts() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3000.0, 33.3, blinks(130.0));
+        let ev = run(&mut s, 3000.0, 8000.0, 33.3, |t| {
+            if (5000.0..5130.0).contains(&t) {
+                ([1.0, 1.0], [0.0, -0.05])
+            } else if (4000.0..6500.0).contains(&t) {
+                ([0.45, 0.45], [0.0, -0.05])
+            } else {
+                ([0.0, 0.0], [0.0, 0.0])
+            }
+        });
+        let kinds: Vec<Event> = ev.iter().map(|e| e.1).collect();
+        assert!(!kinds.contains(&Event::LongBlink), "{ev:?}");
+        let in_look: Vec<&(f64, Event)> = ev.iter().filter(|e| e.1 == Event::Blink && (4900.0..5500.0).contains(&e.0)).collect();
+        assert_eq!(in_look.len(), 1, "the blink in the look: {ev:?}");
     }
 
     /// Two blinks 330 ms apart are two blinks (a double blink), each given once.
