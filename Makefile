@@ -9,7 +9,7 @@ SHELL := /bin/bash
 APT_PACKAGES := build-essential pkg-config clang libclang-dev libopencv-dev opencv-data \
 	libv4l-dev libudev-dev libx11-dev libxi-dev libxtst-dev libxkbcommon-dev libxkbcommon-x11-0 \
 	libxcursor1 libxrandr2 libgl1-mesa-dri libgl1-mesa-dev \
-	xvfb xdotool x11-utils imagemagick python3 openbox
+	xvfb xdotool x11-utils imagemagick python3 openbox desktop-file-utils
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO ?= cargo

@@ -2,6 +2,7 @@
 //!
 //! See `ARCHITECTURE.md` for the data flow and which module owns what.
 
+pub mod autostart;
 pub mod capture;
 pub mod command;
 pub mod events;

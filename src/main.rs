@@ -19,9 +19,14 @@ use facemouse::lab::synth::{self, FaceAsset, SynthConfig};
 #[allow(clippy::struct_excessive_bools)] // command-line flags
 #[command(name = "facemouse", version, about = "A hands-free pointer driven by head motion, blinks and eyebrow raises.")]
 struct Cli {
-    /// The user profile (a folder in the config directory).
-    #[arg(long, global = true, default_value = profile::DEFAULT_PROFILE)]
-    profile: String,
+    /// The user profile (a folder in the config directory); without it,
+    /// "default" (with --autostart: the profile used last).
+    #[arg(long, global = true)]
+    profile: Option<String>,
+    /// Started at login (see `facemouse autostart`): the last profile, and no
+    /// clicks for the first seconds (the profile's `ui.login_grace_s`).
+    #[arg(long)]
+    autostart: bool,
     /// The camera to use, by index or by (part of) its name.
     #[arg(long)]
     camera: Option<String>,
@@ -53,6 +58,11 @@ struct Cli {
 enum Command {
     /// List the cameras.
     Cameras,
+    /// Start Facemouse at login, or not: an XDG autostart entry.
+    Autostart {
+        #[arg(value_enum)]
+        state: AutostartState,
+    },
     /// Run the whole pipeline headless on a video file or image folder and write the trace.
     Replay {
         /// A video file, or a folder of images read in name order.
@@ -199,19 +209,35 @@ fn stop_flag() -> Arc<AtomicBool> {
     stop
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum AutostartState {
+    On,
+    Off,
+    Status,
+}
+
 fn run() -> Result<()> {
     let cli = Cli::parse();
+    // The profile named, else (started at login) the one used last, else "default".
+    let profile_name = match (&cli.profile, cli.autostart) {
+        (Some(p), _) => p.clone(),
+        (None, true) => profile::config_root().ok().and_then(|r| profile::last_used(&r)).unwrap_or_else(|| profile::DEFAULT_PROFILE.into()),
+        (None, false) => profile::DEFAULT_PROFILE.into(),
+    };
+    let cli = Cli { profile: Some(profile_name), ..cli };
+    let profile_name = cli.profile.clone().unwrap_or_default();
     match cli.command {
         Some(Command::Cameras) => {
             cameras()
         }
+        Some(Command::Autostart { state }) => autostart(state),
         Some(Command::Replay { input, trace, realtime, drive }) => {
             if let Some(t) = &trace
                 && same_file(t, &input)
             {
                 anyhow::bail!("the trace {} would overwrite the input: give --trace another file name", t.display());
             }
-            let prof = profile::load(&cli.profile).context("cannot load the profile")?;
+            let prof = profile::load(&profile_name).context("cannot load the profile")?;
             // Driving the desktop: one instance at a time.
             let _lock = if drive { Some(facemouse::instance::acquire(&profile::config_root()?)?) } else { None };
             if drive {
@@ -224,7 +250,7 @@ fn run() -> Result<()> {
             })?;
             print_summary(&summary, trace.as_deref())
         }
-        Some(Command::Eval { sequences, json, trace_dir, tol_s }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, &cli.profile),
+        Some(Command::Eval { sequences, json, trace_dir, tol_s }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, &profile_name),
         Some(Command::TrainPose { out }) => {
             let path = out.unwrap_or_else(facemouse::pose::default_model_path);
             let started = std::time::Instant::now();
@@ -241,7 +267,7 @@ fn run() -> Result<()> {
         }
         Some(Command::EvalPose { sequences, json }) => {
             let model = facemouse::pose::load(&facemouse::pose::default_model_path())?;
-            let report = facemouse::lab::pose_eval::run(&model, &sequences, &settings_for(&cli.profile)?)?;
+            let report = facemouse::lab::pose_eval::run(&model, &sequences, &settings_for(&profile_name)?)?;
             if json {
                 say!("{}", serde_json::to_string(&report)?)?;
             } else {
@@ -288,9 +314,9 @@ fn run() -> Result<()> {
             let recording = recording.transpose()?;
             let no_display = std::env::var_os("DISPLAY").is_none() && cfg!(target_os = "linux") && std::env::var_os("WAYLAND_DISPLAY").is_none();
             if cli.headless || no_display {
-                live(cli.camera.as_deref(), recording, &cli.profile)
+                live(cli.camera.as_deref(), recording, &profile_name)
             } else {
-                gui(cli.camera.as_deref(), recording, &cli.profile, cli.show_menu, cli.calibrate)
+                gui(cli.camera.as_deref(), recording, &profile_name, cli.show_menu, cli.calibrate, cli.autostart)
             }
         }
     }
@@ -329,6 +355,26 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
     Ok(())
 }
 
+/// `facemouse autostart on|off|status`.
+fn autostart(state: AutostartState) -> Result<()> {
+    let dir = facemouse::autostart::default_dir()?;
+    match state {
+        AutostartState::On => {
+            let exe = std::env::current_exe().context("cannot find the facemouse program to start at login")?;
+            let path = facemouse::autostart::enable(&dir, &exe)?;
+            say!("Facemouse starts at login ({})", path.display())
+        }
+        AutostartState::Off => {
+            let removed = facemouse::autostart::disable(&dir)?;
+            say!("{}", if removed { "Facemouse no longer starts at login" } else { "Facemouse was not set to start at login" })
+        }
+        AutostartState::Status => match facemouse::autostart::status(&dir) {
+            Some(p) => say!("on ({})", p.display()),
+            None => say!("off"),
+        },
+    }
+}
+
 fn settings_for(profile_name: &str) -> Result<facemouse::profile::Settings> {
     Ok(profile::load(profile_name).context("cannot load the profile")?.settings)
 }
@@ -353,7 +399,7 @@ fn cameras() -> Result<()> {
 /// another does is refused. A window that only shows a recording may open
 /// beside it; if another window has its profile open, it uses the profile
 /// read-only and says so.
-fn gui(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str, show_menu: bool, calibrate: bool) -> Result<()> {
+fn gui(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str, show_menu: bool, calibrate: bool, at_login: bool) -> Result<()> {
     let root = profile::config_root()?;
     let drive_lock = drive_lock(recording.as_ref())?;
     // The profile's lock before its files are read: only the window that
@@ -372,7 +418,8 @@ fn gui(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, pro
     for m in &messages {
         eprintln!("facemouse: {m}");
     }
-    facemouse::ui::run(facemouse::ui::Launch { profile: prof, notes: messages, source, show_menu, calibrate, access, drive_lock })
+    let autostart_dir = facemouse::autostart::default_dir().ok();
+    facemouse::ui::run(facemouse::ui::Launch { profile: prof, notes: messages, source, show_menu, calibrate, access, drive_lock, at_login, autostart_dir })
 }
 
 /// The lock of the one Facemouse that drives the pointer, taken when free.

@@ -86,6 +86,11 @@ impl Pipeline {
         commands
     }
 
+    /// No action before `t_ms` (the frames' clock; see [`SwitchDecider::set_quiet_until`]).
+    pub fn set_quiet_until(&mut self, t_ms: f64) {
+        self.switch.set_quiet_until(t_ms);
+    }
+
     /// While the window's scanning menu takes the switch, its clicks press
     /// nothing on the desktop (see [`SwitchDecider::set_to_scanner`]).
     pub fn set_switch_to_scanner(&mut self, to_scanner: bool) {

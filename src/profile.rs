@@ -290,6 +290,25 @@ pub fn copy(root: &Path, from: &str, to: &str) -> Result<PathBuf, ProfileError> 
     Ok(dst)
 }
 
+/// The file under the config folder that names the profile used last.
+const LAST_PROFILE: &str = "last-profile";
+
+/// The profile the window used last (for a start at login), if it still exists.
+#[must_use]
+pub fn last_used(root: &Path) -> Option<String> {
+    let name = std::fs::read_to_string(root.join(LAST_PROFILE)).ok()?.trim().to_string();
+    (valid_name(&name) && root.join("profiles").join(&name).is_dir()).then_some(name)
+}
+
+/// Remembers `name` as the profile used last (atomically).
+///
+/// # Errors
+/// The config folder cannot be written.
+pub fn remember_last(root: &Path, name: &str) -> Result<(), ProfileError> {
+    let path = root.join(LAST_PROFILE);
+    crate::fs::write_atomic(&path, format!("{name}\n").as_bytes()).map_err(|source| ProfileError::Write { path, source })
+}
+
 /// The first name `stem-2`, `stem-3`, … that no profile under `root` has.
 #[must_use]
 pub fn free_name(root: &Path, stem: &str) -> String {
@@ -495,6 +514,17 @@ mod tests {
         let (p, _) = open_from(dir.path(), "gus").expect("open");
         assert_eq!(std::fs::read_to_string(p.dir.join("settings.toml.bak")).expect("first"), "[pointer\n");
         assert!(p.dir.join("settings.toml.bak.2").exists());
+    }
+
+    #[test]
+    fn the_profile_used_last_is_remembered_while_it_exists() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert_eq!(last_used(dir.path()), None);
+        open_from(dir.path(), "bea").expect("open");
+        remember_last(dir.path(), "bea").expect("remember");
+        assert_eq!(last_used(dir.path()).as_deref(), Some("bea"));
+        std::fs::remove_dir_all(dir.path().join("profiles/bea")).expect("remove");
+        assert_eq!(last_used(dir.path()), None, "a profile that is gone is not used");
     }
 
     #[test]

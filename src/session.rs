@@ -53,6 +53,9 @@ pub enum Intent {
     /// The window's scanning menu is showing and takes the switch: its
     /// clicks select there and press nothing on the desktop.
     SwitchToScanner(bool),
+    /// No action for this many milliseconds from the next frame on (a
+    /// start at login: the user settles in front of the camera).
+    QuietFor(f64),
     Quit,
 }
 
@@ -193,6 +196,7 @@ impl Session {
             };
             pipeline.set_switch_to_scanner(self.to_scanner);
             let mut pending: Vec<Command> = Vec::new();
+            let mut quiet: Option<f64> = None;
             let mut seen_status = 0;
             let outcome = loop {
                 if stop.load(Ordering::Relaxed) {
@@ -208,6 +212,7 @@ impl Session {
                             fitted = self.fitted(screen);
                             pipeline.set_settings(&fitted);
                         }
+                        Intent::QuietFor(ms) => quiet = Some(ms),
                         Intent::SwitchToScanner(on) => {
                             self.to_scanner = on;
                             pipeline.set_switch_to_scanner(on);
@@ -234,6 +239,9 @@ impl Session {
                 }
                 match handle.slot().take(TAKE_TIMEOUT) {
                     Taken::Frame(frame) => {
+                        if let Some(ms) = quiet.take() {
+                            pipeline.set_quiet_until(frame.t_ms + ms);
+                        }
                         let (_, cmds) = pipeline.tick(&frame, Instant::now());
                         for c in cmds {
                             if let Err(e) = sink.apply(c) {

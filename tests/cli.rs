@@ -316,3 +316,40 @@ fn headless_runs_on_defaults_over_a_broken_profile_and_leaves_it_as_it_is() {
     assert_eq!(std::fs::read(dir.join("settings.toml")).expect("kept"), broken);
     assert!(!dir.join("settings.toml.bak").exists());
 }
+
+/// `facemouse autostart on|status|off` writes and removes the XDG entry;
+/// `--autostart` opens the profile used last.
+#[test]
+fn autostart_on_status_off_and_the_last_profile() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let xdg = home.path().join("xdg");
+    let cmd = |state: &str| run(bin().args(["autostart", state]).env("XDG_CONFIG_HOME", &xdg));
+    let out = cmd("status");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "off");
+    let out = cmd("on");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let entry = xdg.join("autostart/facemouse.desktop");
+    let text = std::fs::read_to_string(&entry).expect("entry");
+    assert!(text.contains("Exec=") && text.contains(" --autostart\n"), "{text}");
+    assert!(String::from_utf8_lossy(&cmd("status").stdout).starts_with("on ("));
+    assert!(cmd("off").status.success());
+    assert!(!entry.exists());
+    // Started at login: the profile used last.
+    let config = home.path().join("config");
+    std::fs::create_dir_all(config.join("profiles/ada")).expect("profile");
+    std::fs::write(config.join("last-profile"), "ada\n").expect("last");
+    let mut child = bin()
+        .args(["--headless", "--autostart", "--once", "--source"])
+        .arg(demo_dir().join("video.avi"))
+        .env("FACEMOUSE_CONFIG_DIR", &config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut reader, &mut first).expect("line");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first.contains("profile \"ada\""), "{first}");
+}

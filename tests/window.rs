@@ -31,12 +31,16 @@ fn window_with_events(root: &Path, access: ProfileAccess) -> (Harness<'static, F
 }
 
 fn build(root: &Path, access: ProfileAccess, calibrate: bool) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
+    build_with(root, access, calibrate, false)
+}
+
+fn build_with(root: &Path, access: ProfileAccess, calibrate: bool, at_login: bool) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
     let (prof, _) = profile::open_from(root, "default").expect("profile");
     let source = SourceChoice::recording(&root.join("no-such-recording.avi"), false, false);
     let worker = Worker::start(prof.settings.clone(), source.clone()).expect("worker");
     let snapshot = worker.snapshot();
     let nav = Navigator::new(menus::load_dir(&facemouse::data_dir().join("menus")).expect("menus"));
-    let launch = Launch { profile: prof, notes: Vec::new(), source, show_menu: false, calibrate, access, drive_lock: None };
+    let launch = Launch { profile: prof, notes: Vec::new(), source, show_menu: false, calibrate, access, drive_lock: None, at_login, autostart_dir: Some(root.join("autostart")) };
     let ctx = egui::Context::default();
     let app = FacemouseApp::new(&ctx, launch, nav, worker);
     // Steps of 100 ms of the UI's clock: dwell times are counted in steps.
@@ -175,4 +179,39 @@ fn a_new_profile_is_made_and_switched_to_by_dwell() {
     assert!(h.query_by_label("Profile: default-2").is_some(), "switched to it");
     assert!(tmp.path().join("profiles/default-2/settings.toml").is_file());
     assert!(tmp.path().join("profiles/default-2/menus/main.toml").is_file());
+}
+
+/// "Start at login" is a dwell target: it writes the XDG autostart entry,
+/// and a second dwell removes it.
+#[test]
+fn start_at_login_is_turned_on_and_off_by_dwell() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    let entry = tmp.path().join("autostart/facemouse.desktop");
+    h.run_steps(2);
+    rest_on(&mut h, "Start at login: off", 12);
+    assert!(entry.is_file(), "the entry is written");
+    assert!(std::fs::read_to_string(&entry).expect("entry").contains(" --autostart\n"));
+    assert!(h.query_by_label("Start at login: on").is_some());
+    // Away and back: the target re-arms once the pointer has left it.
+    h.get_by_label("Recentre").hover();
+    h.run_steps(2);
+    rest_on(&mut h, "Start at login: on", 12);
+    assert!(!entry.exists(), "the entry is removed");
+}
+
+/// Started at login, the window says that clicks wait, and counts down.
+#[test]
+fn a_start_at_login_shows_its_grace() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = build_with(tmp.path(), access, false, true).0;
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Started at login: clicks begin in 10 s").is_some(), "the grace is shown");
+    for _ in 0..110 {
+        h.step();
+    }
+    assert!(h.query_by_label_contains("Started at login").is_none(), "gone after 10 s");
+    assert_eq!(facemouse::profile::last_used(tmp.path()).as_deref(), Some("default"), "the profile is remembered for the next start at login");
 }

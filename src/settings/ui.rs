@@ -22,11 +22,13 @@ pub struct UiSettings {
     pub camera: String,
     /// A short sound at each click.
     pub click_sound: bool,
+    /// Started at login: no click for this many seconds (the status counts down).
+    pub login_grace_s: f64,
 }
 
 impl Default for UiSettings {
     fn default() -> Self {
-        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false }
+        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false, login_grace_s: 10.0 }
     }
 }
 
@@ -41,6 +43,7 @@ impl UiSettings {
         check((0.75..=3.0).contains(&u.zoom), "ui.zoom", "must be 0.75 to 3")?;
         check((200.0..=20_000.0).contains(&u.scan_step_ms), "ui.scan_step_ms", "must be 200 to 20000 ms")?;
         check((1..=8).contains(&u.menu_columns), "ui.menu_columns", "must be 1 to 8")?;
+        check((0.0..=120.0).contains(&u.login_grace_s), "ui.login_grace_s", "must be 0 to 120 seconds")?;
         Ok(())
     }
 }

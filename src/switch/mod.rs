@@ -51,6 +51,8 @@ pub struct SwitchDecider {
     last_pos: Option<Point>,
     /// The window's scanning menu takes the switch: no desktop clicks.
     to_scanner: bool,
+    /// No action before this time (a start at login).
+    quiet_until: Option<f64>,
 }
 
 impl SwitchDecider {
@@ -69,7 +71,14 @@ impl SwitchDecider {
             scroll_acc: [0.0, 0.0],
             last_pos: None,
             to_scanner: false,
+            quiet_until: None,
         }
+    }
+
+    /// No action before `t_ms` (the frames' clock): the grace after a start
+    /// at login, while the user settles in front of the camera.
+    pub fn set_quiet_until(&mut self, t_ms: f64) {
+        self.quiet_until = Some(t_ms);
     }
 
     /// While the window's scanning menu takes the switch, a click action
@@ -219,7 +228,7 @@ impl SwitchDecider {
     /// The click rules: startup grace, cooldown, rate limit.
     fn allowed(&mut self, action: &Action, t_ms: f64) -> bool {
         let Some(since) = self.tracking_since else { return false };
-        if t_ms - since < self.s.startup_grace_ms {
+        if t_ms - since < self.s.startup_grace_ms || self.quiet_until.is_some_and(|q| t_ms < q) {
             return false;
         }
         if self.last_action.is_some_and(|l| t_ms - l < self.s.cooldown_ms) {
@@ -376,6 +385,20 @@ mod tests {
         r.frames(30, &tracked());
         r.raise(500.0);
         assert_eq!(r.presses(), 1);
+    }
+
+    #[test]
+    fn nothing_clicks_in_the_grace_after_a_start_at_login() {
+        let mut r = Run::new(SwitchSettings::default());
+        r.d.set_quiet_until(10_000.0);
+        r.frames(90, &tracked());
+        r.raise(500.0);
+        assert_eq!(r.presses(), 0, "a raise 3.5 s after the start");
+        while r.t < 10_000.0 {
+            r.frames(1, &tracked());
+        }
+        r.raise(500.0);
+        assert_eq!(r.presses(), 1, "after the grace");
     }
 
     #[test]

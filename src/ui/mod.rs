@@ -111,6 +111,10 @@ pub struct FacemouseApp {
     controls: Activator,
     /// Cameras and profiles, looked up every few seconds off the UI thread.
     choices: Choices,
+    /// Started at login: the grace in seconds, and when it began (UI clock).
+    login_grace: Option<(f64, Option<f64>)>,
+    /// Where "Start at login" writes its entry.
+    autostart_dir: Option<std::path::PathBuf>,
     /// Whether the session was last told that the scanning menu takes the switch.
     switch_to_scanner: bool,
     /// Whether the menu window was last set to take the focus (while
@@ -132,13 +136,21 @@ impl FacemouseApp {
     /// worker's; the app only shows it).
     #[must_use]
     pub fn new(ctx: &egui::Context, launch: Launch, menus: Navigator, worker: worker::Worker) -> Self {
-        let Launch { profile, notes, show_menu, calibrate, access, drive_lock, .. } = launch;
+        let Launch { profile, notes, show_menu, calibrate, access, drive_lock, at_login, autostart_dir, .. } = launch;
         // The profile lives in ROOT/profiles/NAME.
         // The main window does not keep the keyboard focus either: the
         // switch's click on its buttons must not take the keys the menu
         // types away from the user's application.
         x11::set_takes_focus(MAIN_TITLE, false);
         let root = profile.dir.parent().and_then(std::path::Path::parent).map_or_else(|| profile.dir.clone(), std::path::Path::to_path_buf);
+        // A start at login opens this profile again.
+        if let Err(e) = crate::profile::remember_last(&root, &profile.name) {
+            tracing::warn!("{e}");
+        }
+        let login_grace_s = if at_login { profile.settings.ui.login_grace_s } else { 0.0 };
+        if login_grace_s > 0.0 {
+            let _ = worker.intents().try_send(Intent::QuietFor(login_grace_s * 1000.0));
+        }
         worker.set_repaint(ctx.clone());
         let ui = profile.settings.ui.clone();
         let background = style::apply(ctx, &ui);
@@ -164,6 +176,8 @@ impl FacemouseApp {
             drive_lock,
             menu_focus: None,
             switch_to_scanner: false,
+            login_grace: (login_grace_s > 0.0).then_some((login_grace_s, None)),
+            autostart_dir,
             choices: Choices::start(root.clone()),
             root,
             worker,
@@ -378,6 +392,15 @@ impl FacemouseApp {
             let (text, tone) = state_text(&snap);
             let palette = Palette::of(ui);
             ui.label(RichText::new(text).size(30.0).strong().color(palette.tone(tone)));
+            if let Some((grace, since)) = &mut self.login_grace {
+                let left = *grace - (t - *since.get_or_insert(t));
+                if left > 0.0 {
+                    ui.label(RichText::new(format!("Started at login: clicks begin in {} s", left.ceil())).size(22.0).color(palette.tone(Tone::Warn)));
+                    ctx.request_repaint_after(std::time::Duration::from_millis(500));
+                } else {
+                    self.login_grace = None;
+                }
+            }
             for n in self.notes.iter().chain((!snap.message.is_empty()).then_some(&snap.message)) {
                 ui.label(RichText::new(n).size(20.0).color(palette.tone(Tone::Bad)));
             }
@@ -431,6 +454,20 @@ impl FacemouseApp {
                         hover.relayout(&ctx);
                     } else {
                         self.status_message = "This is the only profile: \"New profile\" makes another from it".into();
+                    }
+                }
+                if let Some(dir) = self.autostart_dir.clone() {
+                    let on = crate::autostart::status(&dir).is_some();
+                    if dwell_button(ui, big(&format!("Start at login: {}", if on { "on" } else { "off" })), &mut hover, dwell_ms) {
+                        let result = if on {
+                            crate::autostart::disable(&dir).map(|_| "Facemouse no longer starts at login".to_string())
+                        } else {
+                            std::env::current_exe()
+                                .map_err(|source| crate::autostart::AutostartError::Write { path: dir.clone(), source })
+                                .and_then(|exe| crate::autostart::enable(&dir, &exe))
+                                .map(|p| format!("Facemouse starts at login ({})", p.display()))
+                        };
+                        self.status_message = result.unwrap_or_else(|e| format!("Start at login not changed: {e}"));
                     }
                 }
                 if dwell_button(ui, big("New profile"), &mut hover, dwell_ms) {
@@ -547,6 +584,9 @@ impl FacemouseApp {
                 }
                 self.status_message = format!("Profile {name}");
                 self.access = access;
+                if let Err(e) = crate::profile::remember_last(root, name) {
+                    tracing::warn!("{e}");
+                }
                 // Other menus: nothing now under the pointer fires by itself.
                 self.menu.relayout(ctx);
                 self.profile = p;
@@ -786,6 +826,11 @@ pub struct Launch {
     pub access: crate::instance::ProfileAccess,
     /// The lock of the instance that drives the pointer, if this window holds it.
     pub drive_lock: Option<crate::instance::InstanceLock>,
+    /// Started at login: no click for the profile's `ui.login_grace_s`.
+    pub at_login: bool,
+    /// The XDG autostart folder ("Start at login" writes its entry there);
+    /// `None` when the system has none.
+    pub autostart_dir: Option<std::path::PathBuf>,
 }
 
 /// Opens the window and runs until it is closed.
