@@ -505,7 +505,14 @@ fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, pr
         if source.drive { ", driving the pointer" } else { ", not driving the pointer" }
     )?;
     let stop = stop_flag();
-    let (_tx, rx) = crossbeam_channel::bounded(1);
+    let (tx, rx) = crossbeam_channel::bounded(8);
+    // A key or switch button as the switch, besides the face (if set).
+    let (_external, problem) = facemouse::capture::switch_input::SwitchInput::for_settings(&prof.settings.switch, move || {
+        let _ = tx.try_send(facemouse::session::Intent::ExternalSwitch);
+    });
+    if let Some(p) = problem {
+        eprintln!("facemouse: {p}");
+    }
     let mut session = facemouse::session::Session::new(prof.settings.clone(), source.spec, source.looping, source.drive);
     let mut printer = Printer { last_state: None, reader_gone: false };
     let summary = match session.run(&rx, &stop, &mut printer) {

@@ -31,6 +31,8 @@ pub struct Pipeline {
     record: TraceRecord,
     /// Events from requests between frames (pause from the window), for the next record.
     pending_events: Vec<crate::events::Event>,
+    /// Presses of the external switch since the last frame.
+    external_presses: u32,
 }
 
 impl Pipeline {
@@ -49,6 +51,7 @@ impl Pipeline {
             commands: Vec::with_capacity(8),
             record: TraceRecord { events: Vec::with_capacity(8), ..TraceRecord::default() },
             pending_events: Vec::new(),
+            external_presses: 0,
         }
     }
 
@@ -84,6 +87,11 @@ impl Pipeline {
         self.intents = Intents { hold_pointer: paused, ..Intents::default() };
         self.pending_events.clear();
         commands
+    }
+
+    /// The external switch was pressed: its action comes with the next frame.
+    pub fn press_external_switch(&mut self) {
+        self.external_presses = self.external_presses.saturating_add(1);
     }
 
     /// No action before `t_ms` (the frames' clock; see [`SwitchDecider::set_quiet_until`]).
@@ -163,6 +171,9 @@ impl Pipeline {
         rec.events.append(&mut self.pending_events);
         rec.events.extend_from_slice(&self.obs.events);
         self.intents = self.switch.decide(&self.obs, pointer.pos, pointer.dwell, frame.t_ms, &mut self.commands, &mut rec.events);
+        for _ in 0..std::mem::take(&mut self.external_presses) {
+            self.switch.external_press(pointer.pos, frame.t_ms, &mut self.commands, &mut rec.events, &mut self.intents);
+        }
         if let Some(p) = self.intents.pointer_to {
             self.pointer.set_position(p);
         }

@@ -53,6 +53,8 @@ pub enum Intent {
     /// The window's scanning menu is showing and takes the switch: its
     /// clicks select there and press nothing on the desktop.
     SwitchToScanner(bool),
+    /// The external switch (a key, a switch mouse button) was pressed.
+    ExternalSwitch,
     /// No action for this many milliseconds from the next frame on (a
     /// start at login: the user settles in front of the camera).
     QuietFor(f64),
@@ -213,6 +215,7 @@ impl Session {
                             pipeline.set_settings(&fitted);
                         }
                         Intent::QuietFor(ms) => quiet = Some(ms),
+                        Intent::ExternalSwitch => pipeline.press_external_switch(),
                         Intent::SwitchToScanner(on) => {
                             self.to_scanner = on;
                             pipeline.set_switch_to_scanner(on);

@@ -571,3 +571,45 @@ fn neither_window_takes_the_keyboard_focus_from_the_users_application() {
         assert_eq!(f, app_id, "a click on our window took the keyboard focus");
     }
 }
+
+/// A key (as a USB switch sends) and a switch mouse button work as the
+/// switch, besides the face: each press is one action, here a right click
+/// (the face's own gestures are unbound, so every click seen is a press).
+#[test]
+fn a_key_or_a_switch_button_is_the_switch() {
+    let Some(x) = xvfb() else { return };
+    if xdotool(&x, &["getmouselocation"]).is_none() {
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let profile = tmp.path().join("config/profiles/default");
+    std::fs::create_dir_all(&profile).expect("profile");
+    std::fs::write(
+        profile.join("settings.toml"),
+        "[switch]\nbrow_raise = \"none\"\nlong_blink = \"none\"\nexternal_key = \"f12\"\nexternal_button = 9\nexternal = \"click_right\"\n",
+    )
+    .expect("settings");
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let mut child = facemouse(&x, &tmp.path().join("config")).arg("--headless").arg("--source").arg(&clip).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("facemouse");
+    let out = child.stdout.take().expect("stdout");
+    let lines = std::thread::Builder::new()
+        .name("read-stdout".into())
+        .spawn(move || std::io::BufRead::lines(std::io::BufReader::new(out)).map_while(Result::ok).collect::<Vec<String>>())
+        .expect("reader");
+    std::thread::sleep(Duration::from_secs(3));
+    let _ = xdotool(&x, &["key", "F12"]);
+    std::thread::sleep(Duration::from_millis(1200));
+    let _ = xdotool(&x, &["click", "9"]);
+    std::thread::sleep(Duration::from_millis(1200));
+    let _ = Command::new("kill").arg("-INT").arg(child.id().to_string()).status();
+    let status = child.wait().expect("wait");
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut err);
+    }
+    let lines = lines.join().expect("lines");
+    let presses = lines.iter().filter(|l| l.contains("click_right")).count();
+    assert!(status.success(), "{err}");
+    assert_eq!(presses, 2, "one action per press of the key and of the button: {lines:?} {err}");
+}

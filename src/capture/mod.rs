@@ -14,6 +14,7 @@
 mod camera;
 mod folder;
 mod slot;
+pub mod switch_input;
 mod video;
 
 use std::path::{Path, PathBuf};

@@ -56,13 +56,36 @@ pub struct SwitchSettings {
     pub max_clicks_per_minute: u32,
     /// Scroll mode: pointer pixels per scroll step.
     pub scroll_px_per_step: f64,
+    /// A switch besides the face: a key (a USB switch presents itself as
+    /// one, e.g. "f12", "space"; empty: none) ...
+    pub external_key: String,
+    /// ... or an extra mouse button (8 or 9, as adapted mice and switch
+    /// interfaces send; 0: none). It is taken from other applications.
+    pub external_button: u8,
+    /// What the external switch does (in scanning, it selects).
+    pub external: Action,
 }
 
 impl SwitchSettings {
     /// Each gesture's action, with the gesture's name in the profile.
     #[must_use]
-    pub fn bindings(&self) -> [(&Action, &'static str); 5] {
-        [(&self.brow_raise, "brow_raise"), (&self.long_blink, "long_blink"), (&self.wink_left, "wink_left"), (&self.wink_right, "wink_right"), (&self.dwell, "dwell")]
+    pub fn bindings(&self) -> [(&Action, &'static str); 6] {
+        [
+            (&self.brow_raise, "brow_raise"),
+            (&self.long_blink, "long_blink"),
+            (&self.wink_left, "wink_left"),
+            (&self.wink_right, "wink_right"),
+            (&self.dwell, "dwell"),
+            (&self.external, "external"),
+        ]
+    }
+
+    /// The external switch's key, parsed (a key name that does not parse
+    /// is refused when the profile is read).
+    #[must_use]
+    pub fn external_key(&self) -> Option<crate::command::Key> {
+        let k = self.external_key.trim();
+        if k.is_empty() { None } else { crate::command::Key::parse(k).ok() }
     }
 }
 
@@ -78,6 +101,9 @@ impl Default for SwitchSettings {
             startup_grace_ms: 2000.0,
             cooldown_ms: 500.0,
             max_clicks_per_minute: 40,
+            external_key: String::new(),
+            external_button: 0,
+            external: Action::ClickLeft,
             scroll_px_per_step: 40.0,
         }
     }
@@ -96,6 +122,17 @@ impl SwitchSettings {
         check((0.0..=10_000.0).contains(&w.cooldown_ms), "switch.cooldown_ms", "must be 0 to 10000 ms")?;
         check((1..=600).contains(&w.max_clicks_per_minute), "switch.max_clicks_per_minute", "must be 1 to 600")?;
         check((1.0..=1000.0).contains(&w.scroll_px_per_step), "switch.scroll_px_per_step", "must be 1 to 1000")?;
+        let k = w.external_key.trim();
+        if !k.is_empty() {
+            match crate::command::Key::parse(k) {
+                Ok(crate::command::Key::Control | crate::command::Key::Alt | crate::command::Key::Shift | crate::command::Key::Meta) => {
+                    return Err(("switch.external_key".into(), "a modifier cannot be the switch".into()));
+                }
+                Ok(_) => {}
+                Err(e) => return Err(("switch.external_key".into(), e.to_string())),
+            }
+        }
+        check(matches!(w.external_button, 0 | 8 | 9), "switch.external_button", "must be 0 (none), 8 or 9 (buttons 1 to 7 are the mouse's own and its wheel)")?;
         Ok(())
     }
 }

@@ -225,10 +225,32 @@ impl SwitchDecider {
         }
     }
 
+    /// The external switch (a key, a switch mouse button) was pressed: its
+    /// action, under the same cooldown, click rate and quiet time as the
+    /// face's gestures, but without needing the face tracked (the press is
+    /// deliberate; in scanning it selects). Nothing while paused.
+    pub fn external_press(&mut self, pointer: Point, t_ms: f64, commands: &mut Vec<Command>, events: &mut Vec<Event>, intents: &mut Intents) {
+        let action = self.s.external.clone();
+        if self.paused || action == Action::None || !self.allowed_when(&action, t_ms, false) {
+            return;
+        }
+        self.perform(&action, pointer, t_ms, commands, events, intents);
+    }
+
     /// The click rules: startup grace, cooldown, rate limit.
     fn allowed(&mut self, action: &Action, t_ms: f64) -> bool {
-        let Some(since) = self.tracking_since else { return false };
-        if t_ms - since < self.s.startup_grace_ms || self.quiet_until.is_some_and(|q| t_ms < q) {
+        self.allowed_when(action, t_ms, true)
+    }
+
+    /// The click rules; `needs_face`: only while tracked, after the startup grace.
+    fn allowed_when(&mut self, action: &Action, t_ms: f64, needs_face: bool) -> bool {
+        if needs_face {
+            let Some(since) = self.tracking_since else { return false };
+            if t_ms - since < self.s.startup_grace_ms {
+                return false;
+            }
+        }
+        if self.quiet_until.is_some_and(|q| t_ms < q) {
             return false;
         }
         if self.last_action.is_some_and(|l| t_ms - l < self.s.cooldown_ms) {
@@ -399,6 +421,25 @@ mod tests {
         }
         r.raise(500.0);
         assert_eq!(r.presses(), 1, "after the grace");
+    }
+
+    /// A key or switch button clicks as the external switch is bound, with
+    /// the face lost too, under the cooldown; nothing while paused.
+    #[test]
+    fn the_external_switch_acts_without_the_face_under_the_same_rules() {
+        let mut r = Run::new(SwitchSettings::default());
+        let mut intents = Intents::default();
+        let lost = Observation::default();
+        r.frames(10, &lost);
+        r.d.external_press([10.0, 20.0], r.t, &mut r.commands, &mut r.events, &mut intents);
+        assert_eq!(r.presses(), 1, "{:?}", r.commands);
+        assert!(r.commands.contains(&Command::MoveTo { x: 10.0, y: 20.0 }), "at the pointer");
+        r.d.external_press([10.0, 20.0], r.t + 100.0, &mut r.commands, &mut r.events, &mut intents);
+        assert_eq!(r.presses(), 1, "the cooldown holds");
+        let (mut c, mut e) = (Vec::new(), Vec::new());
+        r.d.set_paused(true, &mut c, &mut e);
+        r.d.external_press([10.0, 20.0], r.t + 5000.0, &mut r.commands, &mut r.events, &mut intents);
+        assert_eq!(r.presses(), 1, "nothing while paused");
     }
 
     #[test]

@@ -115,6 +115,8 @@ pub struct FacemouseApp {
     login_grace: Option<(f64, Option<f64>)>,
     /// Where "Start at login" writes its entry.
     autostart_dir: Option<std::path::PathBuf>,
+    /// The external switch (a key or switch button), while the profile sets one.
+    external: Option<crate::capture::switch_input::SwitchInput>,
     /// Whether the session was last told that the scanning menu takes the switch.
     switch_to_scanner: bool,
     /// Whether the menu window was last set to take the focus (while
@@ -157,7 +159,7 @@ impl FacemouseApp {
         let mut menu = MenuPanel::new(menus, profile.dir.join("menus"), ui.menu_columns, ui.scanning, ui.scan_step_ms, profile.settings.pointer.dwell_ms);
         menu.read_only = access.read_only();
         let wizard = calibrate.then(|| Wizard::new(profile.settings.clone()));
-        Self {
+        let mut app = Self {
             background,
             menu,
             profile,
@@ -177,10 +179,26 @@ impl FacemouseApp {
             menu_focus: None,
             switch_to_scanner: false,
             login_grace: (login_grace_s > 0.0).then_some((login_grace_s, None)),
+            external: None,
             autostart_dir,
             choices: Choices::start(root.clone()),
             root,
             worker,
+        };
+        app.start_external_switch();
+        app
+    }
+
+    /// (Re)starts the external switch for the profile's settings; a problem is shown in words.
+    fn start_external_switch(&mut self) {
+        self.external = None;
+        let tx = self.intents.clone();
+        let (listener, problem) = crate::capture::switch_input::SwitchInput::for_settings(&self.profile.settings.switch, move || {
+            let _ = tx.try_send(Intent::ExternalSwitch);
+        });
+        self.external = listener;
+        if let Some(p) = problem {
+            self.notes.push(p);
         }
     }
 
@@ -590,6 +608,7 @@ impl FacemouseApp {
                 // Other menus: nothing now under the pointer fires by itself.
                 self.menu.relayout(ctx);
                 self.profile = p;
+                self.start_external_switch();
             }
             Err(e) => self.status_message = format!("Cannot open profile {name}: {e}"),
         }
