@@ -613,3 +613,35 @@ fn a_key_or_a_switch_button_is_the_switch() {
     assert!(status.success(), "{err}");
     assert_eq!(presses, 2, "one action per press of the key and of the button: {lines:?} {err}");
 }
+
+/// The menu window docks to the edge the profile names (bottom by default),
+/// the whole edge long, inside the screen: it never covers the middle of the
+/// screen, where the text being typed is.
+#[test]
+fn the_menu_window_docks_to_the_chosen_edge_inside_the_screen() {
+    let Some(x) = xvfb() else { return };
+    if xdotool(&x, &["getmouselocation"]).is_none() {
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return;
+    }
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    for (dock, expect) in [("bottom", "bottom"), ("right", "right")] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let profile = tmp.path().join("config/profiles/default");
+        std::fs::create_dir_all(&profile).expect("profile");
+        std::fs::write(profile.join("settings.toml"), format!("[ui]\nmenu_dock = \"{dock}\"\n")).expect("settings");
+        let mut fm = facemouse(&x, &tmp.path().join("config")).arg("--source").arg(&clip).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+        std::thread::sleep(Duration::from_secs(7));
+        let id = xdotool(&x, &["search", "--name", "^Facemouse menu$"]).unwrap_or_default();
+        let geometry = xdotool(&x, &["getwindowgeometry", "--shell", id.lines().next().unwrap_or("0")]).unwrap_or_default();
+        let _ = fm.kill();
+        let _ = fm.wait();
+        let field = |k: &str| geometry.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.parse::<i32>().ok()).unwrap_or(-1);
+        let (gx, gy, w, h) = (field("X="), field("Y="), field("WIDTH="), field("HEIGHT="));
+        assert!(gx >= 0 && gy >= 0 && gx + w <= 1280 && gy + h <= 800, "{dock}: inside the 1280×800 screen: {geometry}");
+        match expect {
+            "bottom" => assert!(w >= 1270 && gy + h >= 790 && h <= 420, "{dock}: {geometry}"),
+            _ => assert!(h >= 790 && gx + w >= 1270 && w <= 640, "{dock}: {geometry}"),
+        }
+    }
+}

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 pub use pointer::{Input, Mapping, PointerSettings, Range};
 pub use switch::{Action, SwitchSettings};
-pub use ui::UiSettings;
+pub use ui::{Dock, UiSettings};
 pub use vision::{FeaturePoint, VisionSettings};
 
 /// Everything a profile sets.

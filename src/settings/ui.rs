@@ -24,11 +24,64 @@ pub struct UiSettings {
     pub click_sound: bool,
     /// Started at login: no click for this many seconds (the status counts down).
     pub login_grace_s: f64,
+    /// The screen edge the menu window docks to, so that it does not cover
+    /// the text being typed into.
+    pub menu_dock: Dock,
+}
+
+/// A screen edge for the menu window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Dock {
+    #[default]
+    Bottom,
+    Top,
+    Left,
+    Right,
+}
+
+impl Dock {
+    /// The next edge, for a button that steps through them.
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            Self::Bottom => Self::Right,
+            Self::Right => Self::Top,
+            Self::Top => Self::Left,
+            Self::Left => Self::Bottom,
+        }
+    }
+
+    /// The edge's name, as the profile spells it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bottom => "bottom",
+            Self::Top => "top",
+            Self::Left => "left",
+            Self::Right => "right",
+        }
+    }
+
+    /// Where the menu window goes on a screen of `screen` (width, height)
+    /// points: the whole edge, 45 % of the screen deep. Returns (x, y) and
+    /// (width, height).
+    #[must_use]
+    pub fn place(self, screen: [f32; 2]) -> ([f32; 2], [f32; 2]) {
+        let [w, h] = screen;
+        let (dw, dh) = (0.45 * w, 0.45 * h);
+        match self {
+            Self::Bottom => ([0.0, h - dh], [w, dh]),
+            Self::Top => ([0.0, 0.0], [w, dh]),
+            Self::Left => ([0.0, 0.0], [dw, h]),
+            Self::Right => ([w - dw, 0.0], [dw, h]),
+        }
+    }
 }
 
 impl Default for UiSettings {
     fn default() -> Self {
-        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false, login_grace_s: 10.0 }
+        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false, login_grace_s: 10.0, menu_dock: Dock::Bottom }
     }
 }
 

@@ -109,6 +109,9 @@ pub struct MenuPanel {
     page: usize,
     /// The targets as last shown, in scanning order, and their rows.
     targets: Vec<Target>,
+    /// Docked along the top or bottom edge: as many columns as fit the
+    /// width (at least `columns`).
+    pub wide: bool,
 }
 
 impl MenuPanel {
@@ -128,6 +131,7 @@ impl MenuPanel {
             drafts: std::collections::HashMap::new(),
             page: 0,
             targets: Vec::new(),
+            wide: false,
         }
     }
 
@@ -190,8 +194,9 @@ impl MenuPanel {
     }
 
     /// The page's items and the navigation row, laid out for `height` points.
-    fn layout(&mut self, menu: &Menu, height: f32) -> Vec<usize> {
-        let cols = self.columns;
+    fn layout(&mut self, menu: &Menu, width: f32, height: f32) -> Vec<usize> {
+        let fit = ((width + TARGET_GAP) / (TARGET_SIZE[0] + TARGET_GAP)).floor() as usize;
+        let cols = if self.wide { self.columns.max(fit.min(12)) } else { self.columns };
         let depth = self.nav.depth();
         // The navigation row holds at most five targets.
         let nav_rows = 5usize.div_ceil(cols);
@@ -236,7 +241,7 @@ impl MenuPanel {
             self.editor(ui, &menu);
             return None;
         }
-        let rows = self.layout(&menu, ui.available_height());
+        let rows = self.layout(&menu, ui.available_width(), ui.available_height());
         if self.scanning {
             self.scanner.tick(t_ms, &rows);
         }

@@ -458,6 +458,11 @@ impl FacemouseApp {
                     self.menu.scanning = !ui_s.scanning;
                     self.save_profile();
                 }
+                if dwell_button(ui, big(&format!("Menu at: {}", ui_s.menu_dock.name())), &mut hover, dwell_ms) {
+                    self.profile.settings.ui.menu_dock = ui_s.menu_dock.next();
+                    self.menu.relayout(&ctx);
+                    self.save_profile();
+                }
                 if dwell_button(ui, big(&format!("Click sound: {}", on(ui_s.click_sound))), &mut hover, dwell_ms) {
                     self.profile.settings.ui.click_sound = !ui_s.click_sound;
                     self.save_profile();
@@ -555,11 +560,19 @@ impl FacemouseApp {
             x11::set_takes_focus(MENU_TITLE, want_focus);
             self.menu_focus = Some(want_focus);
         }
+        // Docked to the edge the user picked, the whole edge long, so that it
+        // does not cover the text being typed into (unknown screen: a window).
+        let mut builder = egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]);
+        if let Some(screen) = ctx.input(|i| i.viewport().monitor_size).filter(|s| s.x > 100.0 && s.y > 100.0) {
+            let (at, size) = self.profile.settings.ui.menu_dock.place([screen.x, screen.y]);
+            builder = builder.with_position(at).with_inner_size(size).with_decorations(false);
+            self.menu.wide = matches!(self.profile.settings.ui.menu_dock, crate::settings::Dock::Top | crate::settings::Dock::Bottom);
+        }
         let menu = &mut self.menu;
         let background = self.background;
         ctx.show_viewport_immediate(
             egui::ViewportId::from_hash_of("facemouse-menu"),
-            egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]),
+            builder,
             |ui, _class| {
                 // Its own background: the clear colour is the main window's only.
                 let frame = egui::Frame::central_panel(ui.style()).fill(background);
