@@ -215,3 +215,33 @@ fn a_start_at_login_shows_its_grace() {
     assert!(h.query_by_label_contains("Started at login").is_none(), "gone after 10 s");
     assert_eq!(facemouse::profile::last_used(tmp.path()).as_deref(), Some("default"), "the profile is remembered for the next start at login");
 }
+
+/// With scanning on and the menu closed, the switch scans the main window's
+/// controls: the first press enters the first row, the second selects the
+/// lit control (here "Menu", the third) and nothing else.
+#[test]
+fn scanning_reaches_the_main_windows_controls_with_the_switch_alone() {
+    use facemouse::events::Event;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("profiles/default");
+    std::fs::create_dir_all(&dir).expect("profile");
+    std::fs::write(dir.join("settings.toml"), "[ui]\nscanning = true\nscan_step_ms = 1000\n").expect("settings");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let (mut h, snap) = window_with_events(tmp.path(), access);
+    h.run_steps(3);
+    let press = |n: u64| {
+        if let Ok(mut s) = snap.lock() {
+            s.driving = true;
+            s.events.push_back((n, Event::ClickLeft));
+        }
+    };
+    press(1); // enter the first row, at "Pause"
+    h.run_steps(1);
+    for _ in 0..21 {
+        h.step(); // 2.1 s: "Recentre", then "Menu"
+    }
+    assert!(h.query_all_by_label("Close menu").next().is_none(), "entering the row selects nothing");
+    press(2); // select it
+    h.run_steps(3);
+    assert!(h.query_all_by_label("Close menu").next().is_some(), "the scanned control opened the menu");
+}

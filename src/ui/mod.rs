@@ -115,6 +115,11 @@ pub struct FacemouseApp {
     login_grace: Option<(f64, Option<f64>)>,
     /// Where "Start at login" writes its entry.
     autostart_dir: Option<std::path::PathBuf>,
+    /// Scanning of the main window's controls (with the menu closed): the
+    /// scanner, how many controls there were, and the one the switch selected.
+    main_scanner: crate::menus::Scanner,
+    main_controls: usize,
+    main_chosen: Option<usize>,
     /// The external switch (a key or switch button), while the profile sets one.
     external: Option<crate::capture::switch_input::SwitchInput>,
     /// Whether the session was last told that the scanning menu takes the switch.
@@ -180,6 +185,9 @@ impl FacemouseApp {
             switch_to_scanner: false,
             login_grace: (login_grace_s > 0.0).then_some((login_grace_s, None)),
             external: None,
+            main_scanner: crate::menus::Scanner::new(ui.scan_step_ms),
+            main_controls: 0,
+            main_chosen: None,
             autostart_dir,
             choices: Choices::start(root.clone()),
             root,
@@ -287,12 +295,35 @@ fn start_program(cmd: &mut std::process::Command) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The main window's controls in one pass: the activation path, and
+/// scanning (rows of `MAIN_SCAN_COLUMNS`, in the order they are drawn).
+struct Controls<'a> {
+    act: &'a mut Activator,
+    /// The next control's number.
+    next: usize,
+    /// The scanning highlight (row, item), while the main window is scanned.
+    lit: Option<(usize, Option<usize>)>,
+    /// The control the switch selected by scanning.
+    chosen: Option<usize>,
+}
+
+/// The main window's controls are scanned this many to a row.
+const MAIN_SCAN_COLUMNS: usize = 4;
+
 /// A button pressed by a click or by resting the pointer on it for the
 /// dwell time (a frame fills while it counts), through the window's one
-/// activation path (see [`Activator`]).
-fn dwell_button(ui: &mut egui::Ui, text: RichText, act: &mut Activator, dwell_ms: f64) -> bool {
-    let r = ui.button(text);
-    act.target(ui, &r, dwell_ms)
+/// activation path (see [`Activator`]), or selected by scanning.
+fn dwell_button(ui: &mut egui::Ui, text: RichText, c: &mut Controls<'_>, dwell_ms: f64) -> bool {
+    let i = c.next;
+    c.next += 1;
+    let lit = c.lit.is_some_and(|(row, item)| item == Some(i) || (item.is_none() && i / MAIN_SCAN_COLUMNS == row));
+    let palette = Palette::of(ui);
+    let mut button = egui::Button::new(if lit { text.color(palette.highlight_text) } else { text });
+    if lit {
+        button = button.fill(palette.highlight);
+    }
+    let r = ui.add(button);
+    c.act.target(ui, &r, dwell_ms) || c.chosen == Some(i)
 }
 
 /// The head pose as the window shows it (degrees, the trace's signs).
@@ -363,12 +394,15 @@ impl FacemouseApp {
                     self.show_menu = true;
                 }
                 self.menu.relayout(&ctx);
-            } else if e.is_click()
-                && self.show_menu
-                && self.settings().ui.scanning
-                && let Some(o) = self.menu.switch(t * 1000.0)
-            {
-                self.run_outcome(o);
+            } else if e.is_click() && self.settings().ui.scanning {
+                if self.show_menu {
+                    if let Some(o) = self.menu.switch(t * 1000.0) {
+                        self.run_outcome(o);
+                    }
+                } else if let Some(i) = self.main_scanner.switch(t * 1000.0) {
+                    // Pressed in the next pass, where the controls are drawn.
+                    self.main_chosen = Some(i);
+                }
             }
         }
         // Minimized: nothing of the main window is drawn (the menu, its own
@@ -426,7 +460,14 @@ impl FacemouseApp {
         self.choices.refresh();
         let (cameras, names) = (self.choices.cameras.clone(), self.choices.profiles.clone());
         let dwell_ms = self.settings().pointer.dwell_ms;
-        let mut hover = std::mem::take(&mut self.controls);
+        let mut act = std::mem::take(&mut self.controls);
+        // With scanning on and the menu closed, the switch scans these controls.
+        let scan_main = self.settings().ui.scanning && !self.show_menu;
+        if scan_main {
+            self.main_scanner.step_ms = self.settings().ui.scan_step_ms;
+            self.main_scanner.tick(t * 1000.0, &crate::menus::Scanner::rows_of(self.main_controls, MAIN_SCAN_COLUMNS));
+        }
+        let mut hover = Controls { act: &mut act, next: 0, lit: scan_main.then(|| self.main_scanner.highlight()), chosen: self.main_chosen.take() };
         egui::Panel::bottom("controls").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(22.0);
@@ -474,7 +515,7 @@ impl FacemouseApp {
                         let n = names[next].clone();
                         self.switch_profile(&root, &n, &ctx);
                         // Another zoom: nothing now under the pointer fires by itself.
-                        hover.relayout(&ctx);
+                        hover.act.relayout(&ctx);
                     } else {
                         self.status_message = "This is the only profile: \"New profile\" makes another from it".into();
                     }
@@ -500,7 +541,7 @@ impl FacemouseApp {
                         Ok(_) => {
                             self.switch_profile(&root, &name, &ctx);
                             self.status_message = format!("Made profile {name} from {from}, and switched to it");
-                            hover.relayout(&ctx);
+                            hover.act.relayout(&ctx);
                         }
                         Err(e) => self.status_message = format!("No new profile: {e}"),
                     }
@@ -524,10 +565,11 @@ impl FacemouseApp {
                 }
             });
         });
-        self.controls = hover;
-        // While the scanning menu shows, the switch selects there and
-        // clicks nothing on the desktop.
-        let to_scanner = self.show_menu && self.settings().ui.scanning;
+        self.main_controls = hover.next;
+        self.controls = act;
+        // With scanning on, the switch scans (the menu, or the main
+        // window's controls) and clicks nothing on the desktop.
+        let to_scanner = self.settings().ui.scanning;
         // (Sent again next time if the worker's channel was full.)
         if to_scanner != self.switch_to_scanner && self.intents.try_send(Intent::SwitchToScanner(to_scanner)).is_ok() {
             self.switch_to_scanner = to_scanner;
