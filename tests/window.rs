@@ -245,3 +245,22 @@ fn scanning_reaches_the_main_windows_controls_with_the_switch_alone() {
     h.run_steps(3);
     assert!(h.query_all_by_label("Close menu").next().is_some(), "the scanned control opened the menu");
 }
+
+/// Dwell clicking in other applications is turned on from the window, by
+/// dwell: each rest on "Dwell click" steps to the next click, and it is saved.
+#[test]
+fn desktop_dwell_is_turned_on_and_its_click_chosen_by_dwell() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    h.run_steps(2);
+    rest_on(&mut h, "Dwell click: off", 12);
+    assert!(h.query_by_label("Dwell click: left").is_some());
+    let text = std::fs::read_to_string(tmp.path().join("profiles/default/settings.toml")).expect("settings");
+    let saved = profile::parse_settings(Path::new("settings.toml"), &text).expect("parses");
+    assert_eq!(saved.switch.dwell, facemouse::settings::Action::ClickLeft);
+    h.get_by_label("Recentre").hover();
+    h.run_steps(2);
+    rest_on(&mut h, "Dwell click: left", 12);
+    assert!(h.query_by_label("Dwell click: right").is_some(), "the next rest chooses the next click");
+}

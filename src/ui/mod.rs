@@ -307,6 +307,37 @@ struct Controls<'a> {
     chosen: Option<usize>,
 }
 
+/// The clicks a dwell on the desktop can make, in the order the "Dwell
+/// click" button steps through them.
+const DWELL_CLICKS: [crate::settings::Action; 6] = [
+    crate::settings::Action::None,
+    crate::settings::Action::ClickLeft,
+    crate::settings::Action::ClickRight,
+    crate::settings::Action::DoubleClick,
+    crate::settings::Action::DragToggle,
+    crate::settings::Action::ScrollMode,
+];
+
+/// The dwell click after `a` (off after the last; off for anything else).
+fn next_dwell(a: &crate::settings::Action) -> crate::settings::Action {
+    let i = DWELL_CLICKS.iter().position(|d| d == a).map_or(0, |i| (i + 1) % DWELL_CLICKS.len());
+    DWELL_CLICKS[i].clone()
+}
+
+/// A dwell click in words.
+fn dwell_name(a: &crate::settings::Action) -> &'static str {
+    use crate::settings::Action;
+    match a {
+        Action::None => "off",
+        Action::ClickLeft => "left",
+        Action::ClickRight => "right",
+        Action::DoubleClick => "double",
+        Action::DragToggle => "drag",
+        Action::ScrollMode => "scroll",
+        _ => "other",
+    }
+}
+
 /// The main window's controls are scanned this many to a row.
 const MAIN_SCAN_COLUMNS: usize = 4;
 
@@ -497,6 +528,14 @@ impl FacemouseApp {
                 if dwell_button(ui, big(&format!("Scanning: {}", on(ui_s.scanning))), &mut hover, dwell_ms) {
                     self.profile.settings.ui.scanning = !ui_s.scanning;
                     self.menu.scanning = !ui_s.scanning;
+                    self.save_profile();
+                }
+                // Clicking in other applications by resting the pointer: off,
+                // or which click the next dwell makes.
+                let dwell_action = self.profile.settings.switch.dwell.clone();
+                if dwell_button(ui, big(&format!("Dwell click: {}", dwell_name(&dwell_action))), &mut hover, dwell_ms) {
+                    self.profile.settings.switch.dwell = next_dwell(&dwell_action);
+                    self.send(Intent::Settings(Box::new(self.profile.settings.clone())));
                     self.save_profile();
                 }
                 if dwell_button(ui, big(&format!("Menu at: {}", ui_s.menu_dock.name())), &mut hover, dwell_ms) {
