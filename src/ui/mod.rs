@@ -487,6 +487,11 @@ impl FacemouseApp {
             for n in self.notes.iter().chain((!snap.message.is_empty()).then_some(&snap.message)) {
                 ui.label(RichText::new(n).size(20.0).color(palette.tone(Tone::Bad)));
             }
+            // What the last action did (saved, refused, started …), in words,
+            // at the top where it is always in view.
+            if !self.status_message.is_empty() {
+                ui.label(RichText::new(&self.status_message).size(20.0));
+            }
         });
         self.choices.refresh();
         let (cameras, names) = (self.choices.cameras.clone(), self.choices.profiles.clone());
@@ -599,9 +604,6 @@ impl FacemouseApp {
                 }
                 ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.record.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
                 ui.label(pose_line(snap.record.pose.as_ref()));
-                if !self.status_message.is_empty() {
-                    ui.label(&self.status_message);
-                }
             });
         });
         self.main_controls = hover.next;
