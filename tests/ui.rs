@@ -75,7 +75,7 @@ fn scanning_selects_the_right_item_with_switch_events_alone() {
     assert_eq!(p.switch(t(2.3)), Some(Outcome::Moved));
     assert_eq!(p.nav.current_name(), "keyboard");
     h.run_steps(2);
-    assert!(h.query_by_label("q").is_some(), "the keyboard is showing");
+    assert!(h.query_by_label("e").is_some(), "the keyboard is showing");
 }
 
 #[test]
