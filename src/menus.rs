@@ -428,6 +428,25 @@ impl Navigator {
         })
     }
 
+    /// Opens the menu `name` from home (as if reached by its submenu item);
+    /// whether it exists.
+    pub fn open(&mut self, name: &str) -> bool {
+        if !self.menus.contains_key(name) {
+            return false;
+        }
+        self.stack.truncate(1);
+        if name != HOME {
+            self.stack.push(name.to_string());
+        }
+        true
+    }
+
+    /// The names of every menu.
+    #[must_use]
+    pub fn names(&self) -> Vec<String> {
+        self.menus.keys().cloned().collect()
+    }
+
     /// Back to the home menu.
     pub fn home(&mut self) {
         self.stack.truncate(1);

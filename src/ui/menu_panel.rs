@@ -105,8 +105,10 @@ pub struct MenuPanel {
     /// menu and item: kind and text. They are kept here, not saved.
     drafts: std::collections::HashMap<(String, usize), (String, String)>,
     /// The page of the open menu that is shown (a menu longer than the
-    /// window is paged with Previous and More).
+    /// window is paged with Previous and More), and which menu (and depth)
+    /// it is of: another menu, however it was opened, starts at its first page.
     page: usize,
+    page_of: (String, usize),
     /// The targets as last shown, in scanning order, and their rows.
     targets: Vec<Target>,
     /// Docked along the top or bottom edge: as many columns as fit the
@@ -130,6 +132,7 @@ impl MenuPanel {
             read_only: None,
             drafts: std::collections::HashMap::new(),
             page: 0,
+            page_of: (String::new(), 0),
             targets: Vec::new(),
             wide: false,
         }
@@ -197,6 +200,11 @@ impl MenuPanel {
     fn layout(&mut self, menu: &Menu, width: f32, height: f32) -> Vec<usize> {
         let fit = ((width + TARGET_GAP) / (TARGET_SIZE[0] + TARGET_GAP)).floor() as usize;
         let cols = if self.wide { self.columns.max(fit.min(12)) } else { self.columns };
+        let of = (self.nav.current_name().to_string(), self.nav.depth());
+        if of != self.page_of {
+            self.page = 0;
+            self.page_of = of;
+        }
         let depth = self.nav.depth();
         // The navigation row holds at most five targets.
         let nav_rows = 5usize.div_ceil(cols);
