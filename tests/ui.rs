@@ -271,6 +271,26 @@ fn from_every_menu_screen_back_home_and_close_are_near_and_every_item_is_reachab
     assert!(screens > 7, "the keyboard needs more than one page in this window: {screens} screens");
 }
 
+/// The keyboard shows what it typed: letters, a space, a delete.
+#[test]
+fn the_keyboard_echoes_what_it_typed() {
+    let dir = user_menus();
+    let mut h = harness(dir.path(), false);
+    h.run_steps(1);
+    h.state_mut().panel.nav.open("keyboard");
+    h.run_steps(2);
+    assert!(h.query_by_label("Typed: (nothing yet)").is_some());
+    for key in ["h", "i", "Space", "t", "Delete"] {
+        press(&mut h, key);
+        // Away and back: a target re-arms once the pointer has left it.
+        h.hover_at(egui::pos2(5.0, 5.0));
+        h.run_steps(1);
+    }
+    assert!(h.query_by_label("Typed: hi _").is_some(), "{:?}", h.state().panel.echo());
+    let typed: Vec<_> = h.state().outcomes.iter().filter(|o| matches!(o, Outcome::Type(_) | Outcome::Keys(_))).collect();
+    assert_eq!(typed.len(), 5, "each key press is sent once: {typed:?}");
+}
+
 fn chord(s: &str) -> facemouse::command::Chord {
     facemouse::command::Chord::parse(s).expect("chord")
 }

@@ -114,7 +114,13 @@ pub struct MenuPanel {
     /// Docked along the top or bottom edge: as many columns as fit the
     /// width (at least `columns`).
     pub wide: bool,
+    /// What the keyboard menus typed, as the user's application should now
+    /// show it (the last line, at most `ECHO_CHARS`): the echo line.
+    echo: String,
 }
+
+/// The echo line keeps this many characters.
+const ECHO_CHARS: usize = 60;
 
 impl MenuPanel {
     #[must_use]
@@ -135,6 +141,7 @@ impl MenuPanel {
             page_of: (String::new(), 0),
             targets: Vec::new(),
             wide: false,
+            echo: String::new(),
         }
     }
 
@@ -156,6 +163,32 @@ impl MenuPanel {
     }
 
     /// Does what `target` is for.
+    /// The echo line: what the keyboard menus typed.
+    #[must_use]
+    pub fn echo(&self) -> &str {
+        &self.echo
+    }
+
+    /// Follows what a keyboard item sends, for the echo line.
+    fn echo_outcome(&mut self, o: &Outcome) {
+        match o {
+            Outcome::Type(t) => self.echo.push_str(t),
+            Outcome::Keys(k) => match k.keys() {
+                [crate::command::Key::Space] => self.echo.push(' '),
+                [crate::command::Key::Backspace] => {
+                    self.echo.pop();
+                }
+                [crate::command::Key::Return] => self.echo.clear(),
+                _ => {}
+            },
+            _ => {}
+        }
+        let n = self.echo.chars().count();
+        if n > ECHO_CHARS {
+            self.echo = self.echo.chars().skip(n - ECHO_CHARS).collect();
+        }
+    }
+
     fn activate(&mut self, target: Target) -> Option<Outcome> {
         let before = (self.nav.depth(), self.nav.current_name().to_string());
         let outcome = match target {
@@ -180,6 +213,11 @@ impl MenuPanel {
         };
         if (self.nav.depth(), self.nav.current_name().to_string()) != before {
             self.page = 0;
+        }
+        if let Some(o) = &outcome
+            && before.1.starts_with("keyboard")
+        {
+            self.echo_outcome(o);
         }
         outcome
     }
@@ -239,6 +277,12 @@ impl MenuPanel {
         let page = self.page;
         ui.horizontal(|ui| {
             ui.heading(RichText::new(&menu.title).size(28.0));
+            if self.nav.current_name().starts_with("keyboard") {
+                // The echo line: what was typed, so the user sees it without
+                // looking away (the application may be under the menu).
+                let shown = if self.echo.is_empty() { "(nothing yet)".to_string() } else { format!("{}_", self.echo) };
+                ui.label(RichText::new(format!("Typed: {shown}")).size(24.0).monospace());
+            }
             let label = if self.editing { "Done editing" } else { "Edit menu" };
             if self.button(ui, RichText::new(label).size(18.0)) {
                 self.editing = !self.editing;
