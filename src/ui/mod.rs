@@ -648,7 +648,7 @@ impl FacemouseApp {
         let mut builder = egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]);
         if let Some(screen) = ctx.input(|i| i.viewport().monitor_size).filter(|s| s.x > 100.0 && s.y > 100.0) {
             let (at, size) = self.profile.settings.ui.menu_dock.place([screen.x, screen.y]);
-            builder = builder.with_position(at).with_inner_size(size).with_decorations(false);
+            builder = builder.with_position(at).with_inner_size(size);
             self.menu.wide = matches!(self.profile.settings.ui.menu_dock, crate::settings::Dock::Top | crate::settings::Dock::Bottom);
         }
         let menu = &mut self.menu;
