@@ -725,7 +725,7 @@ impl FacemouseApp {
             );
             ui.scope_builder(egui::UiBuilder::new().max_rect(band), |ui| {
                 ui.label(RichText::new(w.text()).size(36.0).strong());
-                ui.add(egui::ProgressBar::new(w.progress()).desired_height(24.0).show_percentage());
+                ui.add(egui::ProgressBar::new(w.progress()).desired_height(24.0));
                 let (text, tone) = state_text(snap);
                 ui.label(RichText::new(text).size(22.0).color(Palette::of(ui).tone(tone)));
                 // Cancel, by dwell or the switch's click: the old calibration stays.
