@@ -224,8 +224,6 @@ fn run() -> Result<()> {
         (None, true) => profile::config_root().ok().and_then(|r| profile::last_used(&r)).unwrap_or_else(|| profile::DEFAULT_PROFILE.into()),
         (None, false) => profile::DEFAULT_PROFILE.into(),
     };
-    let cli = Cli { profile: Some(profile_name), ..cli };
-    let profile_name = cli.profile.clone().unwrap_or_default();
     match cli.command {
         Some(Command::Cameras) => {
             cameras()
