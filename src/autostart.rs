@@ -19,6 +19,8 @@ pub enum AutostartError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot find the facemouse program to start at login: {0}")]
+    NoProgram(#[source] std::io::Error),
     #[error("cannot remove {path}: {source}")]
     Remove {
         path: PathBuf,
@@ -85,6 +87,14 @@ pub fn enable(dir: &Path, exe: &Path) -> Result<PathBuf, AutostartError> {
     std::fs::create_dir_all(dir).map_err(write)?;
     crate::fs::write_atomic(&path, entry_text(exe).as_bytes()).map_err(write)?;
     Ok(path)
+}
+
+/// Turns start at login on for the program that is running now.
+///
+/// # Errors
+/// The running program cannot be found, or the folder cannot be written.
+pub fn enable_this_program(dir: &Path) -> Result<PathBuf, AutostartError> {
+    enable(dir, &std::env::current_exe().map_err(AutostartError::NoProgram)?)
 }
 
 /// Turns start at login off; whether there was an entry to remove.

@@ -358,8 +358,7 @@ fn autostart(state: AutostartState) -> Result<()> {
     let dir = facemouse::autostart::default_dir()?;
     match state {
         AutostartState::On => {
-            let exe = std::env::current_exe().context("cannot find the facemouse program to start at login")?;
-            let path = facemouse::autostart::enable(&dir, &exe)?;
+            let path = facemouse::autostart::enable_this_program(&dir)?;
             say!("Facemouse starts at login ({})", path.display())
         }
         AutostartState::Off => {

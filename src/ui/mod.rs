@@ -570,9 +570,7 @@ impl FacemouseApp {
                         let result = if on {
                             crate::autostart::disable(&dir).map(|_| "Facemouse no longer starts at login".to_string())
                         } else {
-                            std::env::current_exe()
-                                .map_err(|source| crate::autostart::AutostartError::Write { path: dir.clone(), source })
-                                .and_then(|exe| crate::autostart::enable(&dir, &exe))
+                            crate::autostart::enable_this_program(&dir)
                                 .map(|p| format!("Facemouse starts at login ({})", p.display()))
                         };
                         self.status_message = result.unwrap_or_else(|e| format!("Start at login not changed: {e}"));
