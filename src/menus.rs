@@ -500,6 +500,19 @@ impl Scanner {
         (self.row, self.item)
     }
 
+    /// The targets highlighted now (numbered across the rows as last
+    /// shown): the whole row while rows are scanned, else the one target.
+    #[must_use]
+    pub fn lit(&self) -> std::ops::Range<usize> {
+        match self.item {
+            Some(i) => i..i + 1,
+            None => {
+                let start = self.start(self.row);
+                start..start + self.rows.get(self.row).copied().unwrap_or(0)
+            }
+        }
+    }
+
     /// Starts again at the first row (another menu or page came).
     pub fn reset(&mut self, t_ms: f64) {
         self.row = 0;
@@ -617,8 +630,10 @@ mod tests {
         s.tick(0.0, n);
         s.tick(1000.0, n); // row 1
         assert_eq!(s.highlight(), (1, None));
+        assert_eq!(s.lit(), 3..6, "the whole row is lit");
         assert_eq!(s.switch(1200.0), None); // enter row 1 at item 3
         assert_eq!(s.highlight(), (1, Some(3)));
+        assert_eq!(s.lit(), 3..4, "then the one item");
         s.tick(2200.0, n); // item 4
         assert_eq!(s.switch(2500.0), Some(4));
         // Scanning through a whole row without a switch goes back to the rows.

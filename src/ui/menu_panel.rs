@@ -297,25 +297,16 @@ impl MenuPanel {
         if self.scanning {
             self.scanner.tick(t_ms, &rows);
         }
-        let (lit_row, lit_item) = self.scanner.highlight();
+        let lit = if self.scanning { self.scanner.lit() } else { 0..0 };
         let mut chosen = None;
         let targets = self.targets.clone();
-        let palette = super::style::Palette::of(ui);
         let mut k = 0;
-        for (r, n) in rows.iter().enumerate() {
+        for n in &rows {
             ui.horizontal(|ui| {
                 ui.spacing_mut().item_spacing.x = TARGET_GAP;
                 for target in &targets[k..k + n] {
-                    let lit = self.scanning && (lit_item == Some(k) || (lit_item.is_none() && lit_row == r));
-                    let mut text = RichText::new(target.label(&menu)).size(22.0);
-                    if lit {
-                        text = text.color(palette.highlight_text);
-                    }
-                    let mut b = egui::Button::new(text).min_size(egui::vec2(TARGET_SIZE[0], TARGET_SIZE[1]));
-                    if lit {
-                        b = b.fill(palette.highlight);
-                    }
-                    let resp = ui.add(b);
+                    let b = super::style::target_button(ui, RichText::new(target.label(&menu)).size(22.0), lit.contains(&k));
+                    let resp = ui.add(b.min_size(egui::vec2(TARGET_SIZE[0], TARGET_SIZE[1])));
                     // A click or a dwell: once, until the pointer leaves.
                     if self.act.target(ui, &resp, self.dwell_ms) {
                         chosen = Some(*target);

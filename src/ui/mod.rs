@@ -301,8 +301,8 @@ struct Controls<'a> {
     act: &'a mut Activator,
     /// The next control's number.
     next: usize,
-    /// The scanning highlight (row, item), while the main window is scanned.
-    lit: Option<(usize, Option<usize>)>,
+    /// The controls in the scanning highlight (none unless the main window is scanned).
+    lit: std::ops::Range<usize>,
     /// The control the switch selected by scanning.
     chosen: Option<usize>,
 }
@@ -347,13 +347,7 @@ const MAIN_SCAN_COLUMNS: usize = 4;
 fn dwell_button(ui: &mut egui::Ui, text: RichText, c: &mut Controls<'_>, dwell_ms: f64) -> bool {
     let i = c.next;
     c.next += 1;
-    let lit = c.lit.is_some_and(|(row, item)| item == Some(i) || (item.is_none() && i / MAIN_SCAN_COLUMNS == row));
-    let palette = Palette::of(ui);
-    let mut button = egui::Button::new(if lit { text.color(palette.highlight_text) } else { text });
-    if lit {
-        button = button.fill(palette.highlight);
-    }
-    let r = ui.add(button);
+    let r = ui.add(style::target_button(ui, text, c.lit.contains(&i)));
     c.act.target(ui, &r, dwell_ms) || c.chosen == Some(i)
 }
 
@@ -503,7 +497,7 @@ impl FacemouseApp {
             self.main_scanner.step_ms = self.settings().ui.scan_step_ms;
             self.main_scanner.tick(t * 1000.0, &crate::menus::Scanner::rows_of(self.main_controls, MAIN_SCAN_COLUMNS));
         }
-        let mut hover = Controls { act: &mut act, next: 0, lit: scan_main.then(|| self.main_scanner.highlight()), chosen: self.main_chosen.take() };
+        let mut hover = Controls { act: &mut act, next: 0, lit: if scan_main { self.main_scanner.lit() } else { 0..0 }, chosen: self.main_chosen.take() };
         egui::Panel::bottom("controls").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(22.0);

@@ -88,6 +88,13 @@ impl Palette {
     }
 }
 
+/// A target's button, in the scanning highlight when `lit`.
+#[must_use]
+pub fn target_button(ui: &egui::Ui, text: egui::RichText, lit: bool) -> egui::Button<'static> {
+    let p = Palette::of(ui);
+    if lit { egui::Button::new(text.color(p.highlight_text)).fill(p.highlight) } else { egui::Button::new(text) }
+}
+
 /// Applies zoom and colours; returns the background colour.
 pub fn apply(ctx: &egui::Context, ui: &UiSettings) -> Color32 {
     ctx.set_zoom_factor(ui.zoom.clamp(0.75, 3.0));
