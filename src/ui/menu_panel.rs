@@ -190,7 +190,8 @@ impl MenuPanel {
     }
 
     fn activate(&mut self, target: Target) -> Option<Outcome> {
-        let before = (self.nav.depth(), self.nav.current_name().to_string());
+        // (Another menu starts at its first page: `layout` sees the change.)
+        let from_keyboard = self.nav.current_name().starts_with("keyboard");
         let outcome = match target {
             Target::Item(i) => self.nav.select(i),
             Target::Previous => {
@@ -211,11 +212,8 @@ impl MenuPanel {
             }
             Target::Close => Some(Outcome::Close),
         };
-        if (self.nav.depth(), self.nav.current_name().to_string()) != before {
-            self.page = 0;
-        }
         if let Some(o) = &outcome
-            && before.1.starts_with("keyboard")
+            && from_keyboard
         {
             self.echo_outcome(o);
         }
