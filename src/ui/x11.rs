@@ -14,50 +14,45 @@
 
 /// Sets, on a thread of its own, whether our window titled `title` may take
 /// the keyboard focus (it looks for the window for two seconds; without an
-/// X11 display it does nothing).
+/// X11 display it does nothing). One connection serves the whole search.
 pub fn set_takes_focus(title: &'static str, takes: bool) {
     #[cfg(target_os = "linux")]
-    let before = focused();
-    let spawned = std::thread::Builder::new().name("no-focus".into()).spawn(move || {
-        #[cfg(target_os = "linux")]
-        for _ in 0..20 {
-            match apply(title, takes, if takes { None } else { before }) {
-                Ok(true) => break,
-                Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
-                Err(e) => {
-                    tracing::debug!("cannot set the focus hint of {title}: {e}");
-                    break;
+    {
+        use x11rb::protocol::xproto::ConnectionExt;
+        if std::env::var_os("DISPLAY").is_none() {
+            return;
+        }
+        let Ok((conn, screen)) = x11rb::connect(None) else { return };
+        // Who has the focus before our window appears (it goes back there).
+        let before = conn.get_input_focus().ok().and_then(|c| c.reply().ok()).map(|f| f.focus).filter(|w| *w > 1);
+        let back = if takes { None } else { before };
+        let spawned = std::thread::Builder::new().name("no-focus".into()).spawn(move || {
+            for _ in 0..20 {
+                match apply(&conn, screen, title, takes, back) {
+                    Ok(true) => break,
+                    Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
+                    Err(e) => {
+                        tracing::debug!("cannot set the focus hint of {title}: {e}");
+                        break;
+                    }
                 }
             }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start the no-focus thread: {e}");
         }
-        #[cfg(not(target_os = "linux"))]
-        let _ = (title, takes);
-    });
-    if let Err(e) = spawned {
-        tracing::warn!("cannot start the no-focus thread: {e}");
     }
-}
-
-/// The window that has the keyboard focus now, if there is an X11 display.
-#[cfg(target_os = "linux")]
-fn focused() -> Option<u32> {
-    use x11rb::protocol::xproto::ConnectionExt;
-    std::env::var_os("DISPLAY")?;
-    let (conn, _) = x11rb::connect(None).ok()?;
-    conn.get_input_focus().ok()?.reply().ok().map(|f| f.focus).filter(|w| *w > 1)
+    #[cfg(not(target_os = "linux"))]
+    let _ = (title, takes);
 }
 
 /// Sets the hint on every window of ours titled `title`; whether one was
 /// found. If one of them (or its frame) has the focus, it goes back to `back`.
 #[cfg(target_os = "linux")]
-fn apply(title: &str, takes: bool, back: Option<u32>) -> Result<bool, Box<dyn std::error::Error>> {
+fn apply(conn: &x11rb::rust_connection::RustConnection, screen: usize, title: &str, takes: bool, back: Option<u32>) -> Result<bool, Box<dyn std::error::Error>> {
     use x11rb::connection::Connection;
     use x11rb::properties::WmHints;
     use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, Window};
-    if std::env::var_os("DISPLAY").is_none() {
-        return Err("no X11 display".into());
-    }
-    let (conn, screen) = x11rb::connect(None)?;
     let root = conn.setup().roots[screen].root;
     let pid_atom = conn.intern_atom(false, b"_NET_WM_PID")?.reply()?.atom;
     let ours = |w: Window| -> Result<bool, Box<dyn std::error::Error>> {
@@ -75,9 +70,9 @@ fn apply(title: &str, takes: bool, back: Option<u32>) -> Result<bool, Box<dyn st
         candidates.extend(conn.query_tree(w)?.reply()?.children);
         for c in candidates {
             if ours(c)? {
-                let mut hints = WmHints::get(&conn, c)?.reply()?.unwrap_or_default();
+                let mut hints = WmHints::get(conn, c)?.reply()?.unwrap_or_default();
                 hints.input = Some(takes);
-                hints.set(&conn, c)?;
+                hints.set(conn, c)?;
                 found.push((w, c));
             }
         }
