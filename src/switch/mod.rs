@@ -271,20 +271,22 @@ impl SwitchDecider {
         self.last_action = Some(t_ms);
         if action.clicks() {
             self.clicks.push_back(t_ms);
-        }
-        // Every click lands where the pointer is.
-        if action.clicks() && !self.to_scanner {
-            commands.push(Command::MoveTo { x: pointer[0], y: pointer[1] });
-        }
-        if self.to_scanner && action.clicks() && !(matches!(action, Action::DragToggle) && self.dragging) {
-            // The scanning menu selects with it: the event only.
-            events.push(match action {
-                Action::ClickRight => Event::ClickRight,
-                Action::ClickMiddle => Event::ClickMiddle,
-                Action::DoubleClick => Event::ClickDouble,
-                _ => Event::ClickLeft,
-            });
-            return;
+            if self.to_scanner && !(matches!(action, Action::DragToggle) && self.dragging) {
+                // The scanning menu selects with it: the event only (a drag
+                // under way can still be ended below).
+                events.push(match action {
+                    Action::ClickRight => Event::ClickRight,
+                    Action::ClickMiddle => Event::ClickMiddle,
+                    Action::DoubleClick => Event::ClickDouble,
+                    _ => Event::ClickLeft,
+                });
+                return;
+            }
+            // Every click lands where the pointer is (a drag ended from the
+            // scanning menu is released where it is).
+            if !self.to_scanner {
+                commands.push(Command::MoveTo { x: pointer[0], y: pointer[1] });
+            }
         }
         match action {
             Action::ClickLeft => {
