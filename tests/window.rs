@@ -21,19 +21,16 @@ fn window(root: &Path, access: ProfileAccess) -> Harness<'static, FacemouseApp> 
 
 /// [`window`], opened in the calibration wizard (`--calibrate`).
 fn wizard_window(root: &Path, access: ProfileAccess) -> Harness<'static, FacemouseApp> {
-    build(root, access, true).0
+    build_with(root, access, true, false).0
 }
 
 /// [`window`], and the worker's snapshot, into which a test puts the
 /// switch's events as the worker would.
 fn window_with_events(root: &Path, access: ProfileAccess) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
-    build(root, access, false)
+    build_with(root, access, false, false)
 }
 
-fn build(root: &Path, access: ProfileAccess, calibrate: bool) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
-    build_with(root, access, calibrate, false)
-}
-
+/// The window as `--calibrate` and `--autostart` would open it.
 fn build_with(root: &Path, access: ProfileAccess, calibrate: bool, at_login: bool) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
     let (prof, _) = profile::open_from(root, "default").expect("profile");
     let source = SourceChoice::recording(&root.join("no-such-recording.avi"), false, false);
