@@ -89,7 +89,6 @@ impl Palette {
 }
 
 /// A target's button, in the scanning highlight when `lit`.
-#[must_use]
 pub fn target_button(ui: &egui::Ui, text: egui::RichText, lit: bool) -> egui::Button<'static> {
     let p = Palette::of(ui);
     if lit { egui::Button::new(text.color(p.highlight_text)).fill(p.highlight) } else { egui::Button::new(text) }
