@@ -5,7 +5,7 @@
 use opencv::core::Mat;
 use opencv::prelude::*;
 
-use super::params::{BROW_BAND_SHARE, BROW_ONSET_MS, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
+use super::params::{BROW_BAND_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
 use super::stats::RobustWindow;
 use super::VisionError;
 use crate::events::{Event, Point};
@@ -93,6 +93,89 @@ impl BrowSwitch {
     #[must_use]
     pub fn raised(&self) -> bool {
         self.raised_at.is_some()
+    }
+}
+
+/// What the eyes do on a frame, as the brow switch needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EyesNow {
+    /// Open (perhaps a little lowered or turned).
+    Open,
+    /// A closure no longer than a blink.
+    Closing,
+    /// A closure held past a blink's length: a look, or eyes held shut.
+    Holding,
+}
+
+/// The brows in both states of the eyes, each with its own rest level: the
+/// eyes open, and a held look (lids lowered to look up, eyes turned away,
+/// eyes held shut). A look moves the brow measure itself, so the open rest
+/// level does not hold there. A raise during a look is measured against the
+/// level of that look, once the look has held steady for the warm-up; any
+/// change of the eyes (another look, a blink, lids opening) starts it afresh.
+#[derive(Debug, Clone, Default)]
+pub struct Brows {
+    open: BrowSwitch,
+    look: Option<Look>,
+}
+
+/// A look under way: the eyes' closures that define it, and its own switch.
+#[derive(Debug, Clone)]
+struct Look {
+    closure: (f64, f64),
+    switch: BrowSwitch,
+}
+
+impl Look {
+    /// Whether `closure` is still this look: each eye within `LOOK_STEADY`
+    /// (absolute, in closure spans, or as a share of its closure, whichever is larger).
+    fn holds(&self, closure: (f64, f64)) -> bool {
+        let near = |a: f64, b: f64| (a - b).abs() <= LOOK_STEADY.0.max(LOOK_STEADY.1 * a.abs());
+        near(self.closure.0, closure.0) && near(self.closure.1, closure.1)
+    }
+}
+
+impl Brows {
+    /// Feeds one frame: the eye–brow distance (`None` while tracking is
+    /// weak), what the eyes do, and each eye's closure (1 = the blink threshold).
+    /// Returns whether the brows are raised; pushes `brow_raise` at an onset.
+    pub fn update(&mut self, dist: Option<f64>, eyes: EyesNow, closure: (f64, f64), t_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
+        // Raised brows stretch the lids: that is not the eyes moving away.
+        let away = eyes != EyesNow::Open || (!self.open.raised() && closure.0.max(closure.1) > BROW_EYES_BUSY);
+        if away {
+            // A blink moves the brow measure: a raise must be seen to start from rest afterwards.
+            if eyes == EyesNow::Closing {
+                self.open.eyes_shut();
+            }
+            self.open.update(None, t_ms, timing, events);
+            if !self.look.as_ref().is_some_and(|l| l.holds(closure)) {
+                self.look = Some(Look { closure, switch: BrowSwitch::default() });
+            }
+            if let Some(look) = self.look.as_mut() {
+                // A closure may still be a blink: its level is learned, but no raise starts in it.
+                if eyes == EyesNow::Closing {
+                    look.switch.eyes_shut();
+                }
+                look.switch.update(dist, t_ms, timing, events);
+            }
+        } else {
+            // Back to the open eyes: the look's level is forgotten (and a raise in it let go).
+            self.look = None;
+            self.open.update(dist, t_ms, timing, events);
+        }
+        self.raised()
+    }
+
+    /// Whether the brows are raised now.
+    #[must_use]
+    pub fn raised(&self) -> bool {
+        self.open.raised() || self.look.as_ref().is_some_and(|l| l.switch.raised())
+    }
+
+    /// The last lift above the rest level in force (for diagnostics and plots).
+    #[must_use]
+    pub fn last_lift(&self) -> f64 {
+        self.look.as_ref().map_or(self.open.last_lift, |l| l.switch.last_lift)
     }
 }
 
@@ -232,6 +315,56 @@ mod tests {
         run_brows(&mut b, 60, 33.3, 0.0, |_| 0.34);
         let (ev, _) = run_brows(&mut b, 40, 33.3, 2000.0, |i| if (2..10).contains(&i) || (12..20).contains(&i) { 0.42 } else { 0.34 });
         assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    /// Feeds `n` frames 55 ms apart (an 18 fps camera) from `t0`: each frame's distance, eye state and closures.
+    fn run_look(b: &mut Brows, n: usize, t0: f64, f: impl Fn(usize) -> (f64, EyesNow, (f64, f64))) -> (Vec<Event>, Vec<bool>) {
+        let mut ev = Vec::new();
+        let mut up = Vec::new();
+        for i in 0..n {
+            let (d, eyes, closure) = f(i);
+            up.push(b.update(Some(d), eyes, closure, t0 + i as f64 * 55.0, BROW, &mut ev));
+        }
+        (ev, up)
+    }
+
+    /// A look up with the lids half lowered (p2's habit): the first 400 ms may
+    /// still be a blink, then the closure holds. The look itself lifts the brow measure by 0.06.
+    fn look_up(i: usize, raise: impl Fn(usize) -> f64) -> (f64, EyesNow, (f64, f64)) {
+        let eyes = if i < 8 { EyesNow::Closing } else { EyesNow::Holding };
+        (0.306 + 0.064 * (i as f64 / 4.0).min(1.0) + raise(i), eyes, (2.3 + 0.05 * (i as f64 * 1.3).sin(), 5.8 + 0.1 * (i as f64 * 0.7).cos()))
+    }
+
+    #[test]
+    fn a_raise_during_a_held_look_counts_against_the_looks_own_level() {
+        let mut b = Brows::default();
+        let open = |_| (0.306, EyesNow::Open, (0.0, 0.1));
+        run_look(&mut b, 60, 0.0, open);
+        // Entering the look moves the measure, which is not a raise.
+        let (ev, _) = run_look(&mut b, 36, 4000.0, |i| look_up(i, |_| 0.0));
+        assert!(ev.is_empty(), "the look itself: {ev:?}");
+        // A raise of 0.1 inside a look: one event, and the brows are down again when it ends.
+        let (ev, up) = run_look(&mut b, 36, 6000.0, |i| look_up(i, |i| if (14..28).contains(&i) { 0.1 } else { 0.0 }));
+        assert_eq!(ev, vec![Event::BrowRaise]);
+        assert!(up[20] && !up[34]);
+        // Back to open eyes at the old level: nothing.
+        let (ev, up) = run_look(&mut b, 20, 8000.0, open);
+        assert!(ev.is_empty() && !up.contains(&true), "{ev:?}");
+    }
+
+    #[test]
+    fn the_eyes_changing_inside_a_look_is_no_raise() {
+        let mut b = Brows::default();
+        run_look(&mut b, 60, 0.0, |_| (0.34, EyesNow::Open, (0.0, 0.0)));
+        // Eyes held lowered for a second, then one eye opens half way while the measure climbs by 0.1.
+        let (ev, _) = run_look(&mut b, 40, 4000.0, |i| {
+            let eyes = if i < 8 { EyesNow::Closing } else { EyesNow::Holding };
+            if i < 20 { (0.34, eyes, (3.5, 4.5)) } else { (0.34 + 0.1 * ((i - 19) as f64 / 3.0).min(1.0), eyes, (1.2, 4.2)) }
+        });
+        assert!(ev.is_empty(), "{ev:?}");
+        // A blink's own closure, however the measure moves, never raises.
+        let (ev, _) = run_look(&mut b, 7, 7000.0, |i| (0.34 + 0.03 * i as f64, EyesNow::Closing, (1.0 + i as f64, 1.0 + i as f64)));
+        assert!(ev.is_empty(), "{ev:?}");
     }
 
     #[test]

@@ -174,6 +174,13 @@ impl EyeState {
         self.candidate.is_some()
     }
 
+    /// Whether a closure has held past a blink's length: a look (lids lowered
+    /// to look up, eyes turned away) or eyes held shut.
+    #[must_use]
+    pub fn holding(&self, t_ms: f64) -> bool {
+        self.candidate.as_ref().is_some_and(|c| t_ms - c.start > BLINK_MAX_MS)
+    }
+
     /// Whether enough of the person's blinks have been seen to know how deep their closed eyes go.
     #[must_use]
     pub fn knows_closed_eyes(&self) -> bool {

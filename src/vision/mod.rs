@@ -36,7 +36,7 @@ use opencv::core::Mat;
 use crate::capture::Frame;
 use crate::events::{Event, Point, TrackState, dist};
 use blinklink::{BlinkLink, EyePair};
-use brows::BrowSwitch;
+use brows::Brows;
 use eyes::EyeState;
 use params::BLINK_DEDUPE_MS;
 use stats::Ema;
@@ -103,7 +103,7 @@ pub struct Vision {
     confirm: haar::EyeConfirmer,
     blink: BlinkLink,
     eyes: EyeState,
-    brows: BrowSwitch,
+    brows: Brows,
     last_t: Option<f64>,
     feature_score: Ema,
     /// The previous frame while not tracking: eyes are confirmed on it, before they closed.
@@ -178,7 +178,7 @@ impl Vision {
             confirm,
             blink: BlinkLink::default(),
             eyes: EyeState::default(),
-            brows: BrowSwitch::default(),
+            brows: Brows::default(),
             last_t: None,
             feature_score: Ema::default(),
             prev_gray: Mat::default(),
@@ -206,7 +206,7 @@ impl Vision {
         self.phase = Phase::Searching;
         self.blink.reset();
         self.eyes = EyeState::default();
-        self.brows = BrowSwitch::default();
+        self.brows = Brows::default();
         self.feature_score = Ema::default();
     }
 

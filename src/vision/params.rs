@@ -228,3 +228,7 @@ pub const BROW_RAISE_MAX_MS: f64 = 8000.0;
 /// (a blink or a gaze shift moves the brow measure). Below the blink
 /// threshold (1), because the reopening of a shallow blink still moves it.
 pub const BROW_EYES_BUSY: f64 = 0.6;
+/// While the eyes are away, the look they hold is the same while each eye's
+/// closure stays within this of the look's (absolute in closure spans, or as
+/// a share of it); beyond, the brows' rest level for the look starts afresh.
+pub const LOOK_STEADY: (f64, f64) = (0.5, 0.25);

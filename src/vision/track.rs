@@ -10,7 +10,7 @@ use opencv::prelude::*;
 use super::eyes::EyeTiming;
 use super::face::Face;
 use super::params::{
-    BROW_EYES_BUSY, FACE_ANSWER_MS, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
+    FACE_ANSWER_MS, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
     EYE_TEMPLATE, EYES_FLOOR, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, LOST_AFTER_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, VELOCITY_TAU_MS,
@@ -143,7 +143,7 @@ impl Vision {
     /// Starts the trackers (and the eye and brow state) afresh.
     pub(super) fn start_tracking(&mut self, tracks: Tracks) -> Phase {
         self.eyes.restart();
-        self.brows = brows::BrowSwitch::default();
+        self.brows = brows::Brows::default();
         self.feature_score = super::stats::Ema::default();
         Phase::Tracking(Box::new(tracks))
     }
@@ -277,12 +277,13 @@ impl Vision {
         let timing = EyeTiming { long_blink_ms: self.settings.long_blink_ms, wink_min_ms: self.settings.wink_min_ms };
         out.eyes_closed = self.eyes.update(gray, [tr.left.eye, tr.right.eye], now_iod, reliable, brows_up, t, timing, &mut out.events)?;
         out.closure = self.eyes.last_closure;
-        let eyes_busy = out.eyes_closed || (!brows_up && out.closure.0.max(out.closure.1) > BROW_EYES_BUSY);
-        if out.eyes_closed {
-            self.brows.eyes_shut();
-        }
-        out.brows_raised = self.brows.update(brow_dist.filter(|_| !eyes_busy), t, brow_timing, &mut out.events);
-        out.brow_lift = self.brows.last_lift;
+        let eyes_now = match (out.eyes_closed, self.eyes.holding(t)) {
+            (false, _) => brows::EyesNow::Open,
+            (true, false) => brows::EyesNow::Closing,
+            (true, true) => brows::EyesNow::Holding,
+        };
+        out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
+        out.brow_lift = self.brows.last_lift();
         tracing::trace!(
             "vision {} t {t:.0} reliable {reliable} feature {score:.3} closure {:.2} {:.2} closed {} brow {:?} lift {:.3} raised {}",
             frame.index,
