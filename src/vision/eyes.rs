@@ -263,7 +263,7 @@ impl EyeState {
                 // A closure is over once the eyes start to reopen; a long one
                 // (a command) once they look as they did before it.
                 let back = EYE_RETURN.max(c.peak * if dur < timing.long_blink_ms { EYE_RETURN_SHARE } else { LONG_RETURN_SHARE });
-                if c.fresh && !c.announced && mean >= back && dur <= EARLY_TURN_MS && mean < EARLY_RETURN_SHARE * c.peak {
+                if c.fresh && !c.announced && mean >= back && dur <= EARLY_TURN_MS + dt && mean < EARLY_RETURN_SHARE * c.peak {
                     // A short closure that has begun to reopen is a blink:
                     // given now, at the turn, not when slow lids are back.
                     self.blink(&c, t_ms, events);
@@ -275,6 +275,10 @@ impl EyeState {
                     if dur >= timing.long_blink_ms && dur <= LONG_BLINK_MAX_MS && closed_like {
                         events.push(Event::LongBlink);
                         self.pending = None;
+                    } else if c.announced {
+                        // Given at the turn already (a slow camera's reopening can
+                        // outlast the dedupe): only what it teaches is left.
+                        self.pending = Some((t_ms, c.peak_depth));
                     } else if dur <= BLINK_MAX_MS || closed_like {
                         self.blink(&c, t_ms, events);
                     }
@@ -640,6 +644,31 @@ mod tests {
         let ev = run(&mut s, 3000.0, 5000.0, 33.3, |t| ([lid(t), lid(t)], [0.0, 0.0]));
         assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink], "{ev:?}");
         assert!(ev[0].0 < 4000.0 + 200.0, "given at the turn, not at the end of the reopening: {ev:?}");
+    }
+
+    /// The same at 7.5 fps: the turn falls on the third frame of the closure,
+    /// 267 ms after the first, and is still given there (the turn is seen up
+    /// to one frame after it happens), not a frame later when the lids are back.
+    #[test]
+    fn a_slow_cameras_blink_is_given_at_the_turn_it_sees_a_frame_late() {
+        let mut s = EyeState::default();
+        let dt = 133.3;
+        run(&mut s, 0.0, 3000.0, dt, |t| {
+            let shut = [1066.4, 2266.1].iter().any(|b| (t - b).abs() < 1.0);
+            (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
+        });
+        let start = 3000.0 + 7.0 * dt;
+        let lid = |t: f64| match ((t - start) / dt).round() as i64 {
+            0 | 1 => 1.0,
+            2 => 0.55,
+            3 => 0.5,
+            4 => 0.3,
+            5 => 0.15,
+            _ => 0.0,
+        };
+        let ev = run(&mut s, 3000.0, 5500.0, dt, |t| if t >= start - 1.0 { ([lid(t), lid(t)], [0.0, 0.0]) } else { ([0.0, 0.0], [0.0, 0.0]) });
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink], "{ev:?}");
+        assert!(ev[0].0 < start + 2.5 * dt, "given at the turn it saw (frame 2), not later: {ev:?}");
     }
 
     /// She looks up with her lids half lowered for 2.5 s and blinks in the
