@@ -6,17 +6,20 @@ SHELL := /bin/bash
 
 # Build: OpenCV 4 (+ Haar cascades), clang for the OpenCV bindings, v4l/udev for cameras.
 # Run and test: X11/GL libraries for the window, Xvfb + xdotool + ImageMagick for the GUI tests.
+# Package: dpkg-dev (the shared-library dependencies), desktop-file-utils and appstream (the validators).
 APT_PACKAGES := build-essential pkg-config clang libclang-dev libopencv-dev opencv-data \
 	libv4l-dev libudev-dev libx11-dev libxi-dev libxtst-dev libxkbcommon-dev libxkbcommon-x11-0 \
 	libxcursor1 libxrandr2 libgl1-mesa-dri libgl1-mesa-dev \
-	xvfb xdotool x11-utils imagemagick python3 openbox desktop-file-utils
+	xvfb xdotool x11-utils imagemagick python3 openbox desktop-file-utils \
+	dpkg-dev appstream
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO ?= cargo
 BIN := target/release/facemouse
 COST_SECONDS ?= 20
+CARGO_DEB_VERSION := 3.8.0
 
-.PHONY: run test deps build bench cost fuzz clean
+.PHONY: run test deps build bench cost fuzz clean deb cargo-deb
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -35,9 +38,22 @@ build: deps
 run: build
 	$(BIN) $(ARGS)
 
+# cargo-deb builds the .deb; installed once into ~/.cargo/bin when missing.
+cargo-deb: deps
+	@$(CARGO) deb --version >/dev/null 2>&1 || $(CARGO) install cargo-deb --locked --version $(CARGO_DEB_VERSION)
+
+# The installable package: target/debian/facemouse_*.deb (binary, models, menus,
+# demo, launcher, icons, AppStream metainfo), with its launcher and metainfo validated.
+deb: build cargo-deb
+	$(CARGO) deb --no-build
+	desktop-file-validate packaging/io.github.facemouse.Facemouse.desktop
+	appstreamcli validate --no-net packaging/io.github.facemouse.Facemouse.metainfo.xml
+	@ls -1 target/debian/*.deb
+
 # Tests run against the release build (the vision code is too slow unoptimised).
 # A display is needed by the GUI and desktop tests: start Xvfb when there is none.
-test: deps
+# cargo-deb is there so that tests/package.rs can build and unpack the package.
+test: deps cargo-deb
 	@if [ -z "$$DISPLAY" ]; then \
 		Xvfb :97 -screen 0 1280x800x24 -noreset -nolisten tcp >/dev/null 2>&1 & xvfb=$$!; \
 		export DISPLAY=:97; sleep 1; \
