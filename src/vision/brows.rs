@@ -5,7 +5,7 @@
 use opencv::core::Mat;
 use opencv::prelude::*;
 
-use super::params::{BROW_BAND_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
+use super::params::{BROW_BAND_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_BROW_ON_FACTOR, LOOK_NOISE_SIGMAS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
 use super::stats::RobustWindow;
 use super::VisionError;
 use crate::events::{Event, Point};
@@ -94,6 +94,12 @@ impl BrowSwitch {
     pub fn raised(&self) -> bool {
         self.raised_at.is_some()
     }
+
+    /// How much the measure wanders at rest (a robust standard deviation).
+    #[must_use]
+    pub fn spread(&self) -> f64 {
+        self.rest.sigma()
+    }
 }
 
 /// What the eyes do on a frame, as the brow switch needs it.
@@ -156,7 +162,12 @@ impl Brows {
                 if eyes == EyesNow::Closing {
                     look.switch.eyes_shut();
                 }
-                look.switch.update(dist, t_ms, timing, events);
+                // The brow measure is noisier in a look (the lids and the eye's
+                // place move with it): a raise there must be clearly one, and
+                // stand out of how much the measure wanders in this look.
+                let on = (LOOK_BROW_ON_FACTOR * timing.on).max(LOOK_NOISE_SIGMAS * look.switch.spread());
+                let in_look = BrowTiming { on, ..timing };
+                look.switch.update(dist, t_ms, in_look, events);
             }
         } else {
             // Back to the open eyes: the look's level is forgotten (and a raise in it let go).
@@ -364,6 +375,31 @@ mod tests {
         assert!(ev.is_empty(), "{ev:?}");
         // A blink's own closure, however the measure moves, never raises.
         let (ev, _) = run_look(&mut b, 7, 7000.0, |i| (0.34 + 0.03 * i as f64, EyesNow::Closing, (1.0 + i as f64, 1.0 + i as f64)));
+        assert!(ev.is_empty(), "{ev:?}");
+    }
+
+    /// One eye held shut on a small face: the brow template flips between
+    /// two places, so the look's measure wanders by ±0.08. A stretch at 0.08
+    /// to 0.15 in it is that wandering, not a raise.
+    #[test]
+    fn a_look_whose_measure_wanders_raises_nothing() {
+        let mut b = Brows::default();
+        run_look(&mut b, 60, 0.0, |_| (0.34, EyesNow::Open, (0.0, 0.0)));
+        let (ev, _) = run_look(&mut b, 30, 4000.0, |i| {
+            let eyes = if i < 8 { EyesNow::Closing } else { EyesNow::Holding };
+            let wander = match i % 5 {
+                0 | 3 => 0.09,
+                1 | 4 => -0.055,
+                _ => 0.0,
+            };
+            // At the end it sits high for a quarter of a second, as it did on the synthetic clip.
+            let lift = match i {
+                24..=26 => 0.08,
+                27.. => 0.15,
+                _ => wander,
+            };
+            (0.34 + lift, eyes, (3.7, 0.7))
+        });
         assert!(ev.is_empty(), "{ev:?}");
     }
 

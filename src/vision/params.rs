@@ -232,3 +232,9 @@ pub const BROW_EYES_BUSY: f64 = 0.6;
 /// closure stays within this of the look's (absolute in closure spans, or as
 /// a share of it); beyond, the brows' rest level for the look starts afresh.
 pub const LOOK_STEADY: (f64, f64) = (0.5, 0.25);
+/// A raise during a look must rise this many times the profile's `brow_on`
+/// above the look's level, and this many spreads of the look's own measure
+/// (with one eye shut at 320×240, the brow template can flip between two
+/// places 0.15 eye distances apart; p2's look up wanders by 0.004).
+pub const LOOK_BROW_ON_FACTOR: f64 = 2.0;
+pub const LOOK_NOISE_SIGMAS: f64 = 5.0;
