@@ -24,6 +24,8 @@ pub enum Event {
     Lost,
     /// A gesture bound to `open_menu` asked for the navigation menu.
     OpenMenu,
+    /// The pointer moved on to the next monitor (a gesture or the menu).
+    NextMonitor,
 }
 
 impl Event {
@@ -34,7 +36,7 @@ impl Event {
     }
 
     /// Every event, in the order of `docs/trace.md`.
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 18] = [
         Self::Blink,
         Self::LongBlink,
         Self::WinkLeft,
@@ -52,6 +54,7 @@ impl Event {
         Self::Init,
         Self::Lost,
         Self::OpenMenu,
+        Self::NextMonitor,
     ];
 }
 
@@ -105,7 +108,8 @@ mod tests {
             names,
             [
                 "blink", "long_blink", "wink_left", "wink_right", "brow_raise", "dwell", "click_left", "click_right",
-                "click_middle", "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost", "open_menu"
+                "click_middle", "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost", "open_menu",
+                "next_monitor"
             ]
         );
     }

@@ -19,7 +19,7 @@
 //!
 //! Each item does exactly one thing: `submenu = "file stem"`, `launch = {
 //! program, args }` (run without a shell), `type = "text"`, `keys = "chord"`,
-//! `url = "…"`, or `action = "back" | "home" | "pause" | "close"`.
+//! `url = "…"`, or `action = "back" | "home" | "pause" | "close" | "next_monitor"`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,6 +79,8 @@ pub enum MenuAction {
     Pause,
     /// Hide the navigation overlay.
     Close,
+    /// Move the pointer on to the next monitor.
+    NextMonitor,
 }
 
 /// A validated item.
@@ -139,7 +141,8 @@ impl ItemFile {
                 "home" => MenuAction::Home,
                 "pause" => MenuAction::Pause,
                 "close" => MenuAction::Close,
-                other => return Err(format!("unknown action {other:?} (use back, home, pause or close)")),
+                "next_monitor" => MenuAction::NextMonitor,
+                other => return Err(format!("unknown action {other:?} (use back, home, pause, close or next_monitor)")),
             });
         }
         match found.len() {
@@ -308,6 +311,7 @@ impl MenuAction {
             Self::Home => it.action = Some("home".into()),
             Self::Pause => it.action = Some("pause".into()),
             Self::Close => it.action = Some("close".into()),
+            Self::NextMonitor => it.action = Some("next_monitor".into()),
         }
     }
 }
@@ -352,6 +356,7 @@ pub enum Outcome {
     Url(String),
     Pause,
     Close,
+    NextMonitor,
 }
 
 /// The navigation state: a stack of open menus.
@@ -425,6 +430,7 @@ impl Navigator {
             MenuAction::Url(u) => Outcome::Url(u),
             MenuAction::Pause => Outcome::Pause,
             MenuAction::Close => Outcome::Close,
+            MenuAction::NextMonitor => Outcome::NextMonitor,
         })
     }
 
@@ -600,6 +606,16 @@ mod tests {
         let back = n.current().items.iter().position(|i| i.action == MenuAction::Back).expect("back");
         n.select(back);
         assert_eq!(n.current_name(), HOME);
+    }
+
+    #[test]
+    fn the_system_menu_moves_to_the_next_monitor() {
+        let mut n = Navigator::new(shipped());
+        assert!(n.open("system"));
+        let next = n.current().items.iter().position(|i| i.action == MenuAction::NextMonitor).expect("a Next monitor item");
+        assert_eq!(n.select(next), Some(Outcome::NextMonitor));
+        let e = parse(Path::new("menus/x.toml"), "title = \"x\"\n[[items]]\nlabel = \"A\"\naction = \"next_screen\"\n").expect_err("unknown").to_string();
+        assert!(e.contains("next_monitor"), "the message lists the actions: {e}");
     }
 
     #[test]

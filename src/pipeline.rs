@@ -125,7 +125,12 @@ impl Pipeline {
     /// pause) stays as it is.
     pub fn set_settings(&mut self, settings: &Settings) {
         let at = self.pointer.position();
+        // The monitor moved to with "next monitor" stays, unless the profile chose another.
+        let chosen = (settings.pointer.monitor == self.settings.pointer.monitor).then(|| self.pointer.monitor());
         self.pointer = PointerMapper::new(&settings.pointer);
+        if let Some(m) = chosen {
+            self.pointer.set_monitor(m);
+        }
         self.pointer.set_position(at);
         self.vision.set_settings(settings.vision.clone());
         self.switch.set_settings(&settings.switch);
@@ -141,6 +146,11 @@ impl Pipeline {
     /// Makes the current head position the neutral one (from the window).
     pub fn recenter(&mut self) {
         self.intents.recenter = true;
+    }
+
+    /// Moves the pointer on to the next monitor at the next frame (from the window's menu).
+    pub fn next_monitor(&mut self) {
+        self.intents.next_monitor = true;
     }
 
     /// The last frame's trace record.
@@ -164,6 +174,9 @@ impl Pipeline {
         let pose = self.pose.estimate(&self.obs, f64::from(w), f64::from(h));
         if self.intents.recenter {
             self.pointer.recenter();
+        }
+        if std::mem::take(&mut self.intents.next_monitor) && self.pointer.next_monitor().is_some() {
+            self.pending_events.push(crate::events::Event::NextMonitor);
         }
         let pointer = self.pointer.map(&self.obs, pose.as_ref(), frame.t_ms, self.intents.hold_pointer);
         let rec = &mut self.record;

@@ -429,6 +429,18 @@ mod tests {
     }
 
     #[test]
+    fn a_monitor_and_the_next_monitor_gesture_are_profile_settings() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(dir.path(), "erin", "[pointer]\nmapping = \"absolute\"\nmonitor = 2\n[switch]\nwink_left = \"next_monitor\"\n");
+        let p = load_from(dir.path(), "erin").expect("load");
+        assert_eq!(p.settings.pointer.monitor, 2);
+        assert_eq!(p.settings.switch.wink_left, crate::settings::Action::NextMonitor);
+        write(dir.path(), "fred", "[pointer]\nmonitor = 17\n");
+        let msg = load_from(dir.path(), "fred").expect_err("out of range").to_string();
+        assert!(msg.contains("pointer.monitor"), "{msg}");
+    }
+
+    #[test]
     fn errors_name_file_line_and_field() {
         let dir = tempfile::tempdir().expect("tempdir");
         write(dir.path(), "carol", "[pointer]\nscreen_width = 1280\nscren_height = 3\n");

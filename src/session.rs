@@ -44,6 +44,8 @@ pub enum SessionError {
 pub enum Intent {
     SetPaused(bool),
     Recenter,
+    /// Move the pointer on to the next monitor (the menu's "Next monitor").
+    NextMonitor,
     Type(String),
     Keys(crate::command::Chord),
     /// Another source; `drive` says whether it may move the real pointer.
@@ -186,7 +188,7 @@ impl Session {
             };
             summary.source = handle.name().to_string();
             let (mut sink, screen, callers) = self.make_sink(observer);
-            let mut fitted = self.fitted(screen);
+            let mut fitted = self.fitted(screen.as_ref());
             let pipeline = match made.as_mut() {
                 Some(p) => {
                     // The last source's buttons were released when it ended.
@@ -209,9 +211,10 @@ impl Session {
                     match i {
                         Intent::SetPaused(p) => pending.extend(pipeline.set_paused(p)),
                         Intent::Recenter => pipeline.recenter(),
+                        Intent::NextMonitor => pipeline.next_monitor(),
                         Intent::Settings(new) => {
                             self.settings = *new;
-                            fitted = self.fitted(screen);
+                            fitted = self.fitted(screen.as_ref());
                             pipeline.set_settings(&fitted);
                         }
                         Intent::QuietFor(ms) => quiet = Some(ms),
@@ -356,7 +359,7 @@ impl Session {
     }
 
     /// The current settings with the screen fitted in (when driving the desktop).
-    fn fitted(&self, screen: Option<crate::output::Desktop>) -> Settings {
+    fn fitted(&self, screen: Option<&crate::output::Desktop>) -> Settings {
         let mut s = self.settings.clone();
         if let Some(d) = screen {
             d.fit(&mut s.pointer);

@@ -61,6 +61,11 @@ fn facemouse(x: &Xvfb, config: &Path) -> Command {
 
 /// Starts a private X server, or says why it cannot.
 fn xvfb() -> Option<Xvfb> {
+    xvfb_with("1280x800x24")
+}
+
+/// Starts a private X server with a screen of `geometry` (`WxHxDEPTH`).
+fn xvfb_with(geometry: &str) -> Option<Xvfb> {
     let serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     for n in 0..20 {
         let num = 70 + (std::process::id() as usize + n) % 100;
@@ -72,7 +77,7 @@ fn xvfb() -> Option<Xvfb> {
         let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{num}"));
         let Ok(mut child) = Command::new("Xvfb")
             .arg(format!(":{num}"))
-            .args(["-screen", "0", "1280x800x24", "-noreset", "-nolisten", "tcp"])
+            .args(["-screen", "0", geometry, "-noreset", "-nolisten", "tcp"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -307,6 +312,40 @@ fn a_panic_with_a_button_held_releases_it() {
     .join();
     assert!(result.is_err(), "the thread panicked");
     assert_no_button_held(&x.display);
+}
+
+/// Two monitors side by side on one X screen, as RandR reports a dual-head
+/// desktop: Facemouse finds both, from the left, and "next monitor" puts the
+/// real pointer on the centre of each in turn.
+#[test]
+fn two_monitors_are_found_and_next_monitor_moves_the_pointer_across() {
+    use facemouse::output::{Command as Cmd, DesktopSink, PointerSink};
+    use facemouse::pointer::{PointerMapper, PointerSettings, ScreenArea};
+    use x11rb::protocol::randr::{ConnectionExt as _, MonitorInfo};
+    let Some(x) = xvfb_with("2560x800x24") else { return };
+    let (conn, screen) = x11rb::connect(Some(&x.display)).expect("connect");
+    let root = conn.setup().roots[screen].root;
+    // Declared right one first: the numbering is by place, not by order.
+    for (name, x0) in [("FM-RIGHT", 1280), ("FM-LEFT", 0)] {
+        let atom = conn.intern_atom(false, name.as_bytes()).expect("intern").reply().expect("atom").atom;
+        let info = MonitorInfo { name: atom, primary: x0 == 0, automatic: false, x: x0, y: 0, width: 1280, height: 800, width_in_millimeters: 340, height_in_millimeters: 210, outputs: vec![] };
+        conn.randr_set_monitor(root, info).expect("set monitor").check().expect("the X server takes the monitor");
+    }
+    let mut sink = DesktopSink::with_display(Some(&x.display)).expect("sink");
+    let desktop = sink.desktop();
+    let area = |x, width| ScreenArea { x, y: 0, width, height: 800 };
+    assert_eq!((desktop.width, desktop.height), (2560, 800));
+    assert_eq!(desktop.monitors, vec![area(0, 1280), area(1280, 1280)]);
+
+    let mut settings = PointerSettings::default();
+    desktop.fit(&mut settings);
+    let mut mapper = PointerMapper::new(&settings);
+    for (want, at) in [((1, 2), (640, 400)), ((2, 2), (1920, 400)), ((1, 2), (640, 400))] {
+        assert_eq!(mapper.next_monitor(), Some(want));
+        let p = mapper.position();
+        sink.apply(&Cmd::MoveTo { x: p[0], y: p[1] }).expect("move");
+        assert_eq!(pointer_at(&x.display), at, "monitor {want:?}");
+    }
 }
 
 /// Where the X pointer is.

@@ -183,3 +183,29 @@ fn the_pipeline_runs_the_models_it_is_given_and_works_without_them() {
         assert_eq!(posed > 0, expect_pose, "{posed} frames with a pose");
     }
 }
+
+/// Several monitors: a gesture bound to `next_monitor` (the demo clip's three
+/// eyebrow raises) moves the pointer to the next monitor's centre each time,
+/// from the left and round again, and clicks nothing.
+#[test]
+fn a_gesture_moves_the_pointer_from_monitor_to_monitor() {
+    use facemouse::pointer::ScreenArea;
+    use facemouse::settings::Action;
+    let mut settings = Settings::default();
+    settings.switch.brow_raise = Action::NextMonitor;
+    settings.switch.long_blink = Action::None; // the clip's long blink would right-click
+    let monitors = [ScreenArea { x: 0, y: 0, width: 1920, height: 1080 }, ScreenArea { x: 1920, y: 0, width: 1280, height: 1024 }];
+    (settings.pointer.screen_width, settings.pointer.screen_height) = (3200, 1080);
+    settings.pointer.monitors = monitors.to_vec();
+    let clip = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let (records, _) = replay::collect(SourceSpec::Video { path: clip, realtime: false }, &settings).expect("replay");
+    let moves: Vec<usize> = records.iter().enumerate().filter(|(_, r)| r.events.contains(&Event::NextMonitor)).map(|(i, _)| i).collect();
+    assert_eq!(moves.len(), 3, "one move per raise: {moves:?}");
+    for (k, &i) in moves.iter().enumerate() {
+        let want = monitors[k % 2].center();
+        let p = records[i].pointer.expect("a pointer");
+        assert!((p[0] - want[0]).abs() < 100.0 && (p[1] - want[1]).abs() < 100.0, "move {k} at frame {i}: {p:?}, not near {want:?}");
+    }
+    let clicks = records.iter().flat_map(|r| &r.events).filter(|e| e.is_click()).count();
+    assert_eq!(clicks, 0, "the raises moved the pointer and clicked nothing");
+}

@@ -8,21 +8,51 @@
 use enigo::{Axis, Coordinate, Direction, Enigo, Key, Keyboard, Mouse, Settings};
 
 use super::{Button, Command, OutputError, PointerSink};
+use crate::settings::ScreenArea;
 
-/// The area the pointer may cover: the whole virtual desktop (all monitors).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The area the pointer may cover: the whole virtual desktop, and its monitors.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Desktop {
     pub x: i32,
     pub y: i32,
     pub width: u32,
     pub height: u32,
+    /// Each monitor, from the left (from the top where they are stacked);
+    /// one, the whole desktop, where the system does not tell.
+    pub monitors: Vec<ScreenArea>,
 }
 
 impl Desktop {
-    /// Makes the pointer map onto this desktop.
+    /// A desktop of one monitor.
+    #[must_use]
+    pub fn single(width: u32, height: u32) -> Self {
+        Self { x: 0, y: 0, width, height, monitors: vec![ScreenArea { x: 0, y: 0, width, height }] }
+    }
+
+    /// Makes the pointer map onto this desktop (and know its monitors).
     pub fn fit(&self, p: &mut crate::pointer::PointerSettings) {
         (p.screen_x, p.screen_y, p.screen_width, p.screen_height) = (self.x, self.y, self.width, self.height);
+        p.monitors.clone_from(&self.monitors);
     }
+}
+
+/// The monitors as the user counts them: from the left, then from the top.
+/// A monitor that holds another (a split screen's whole, an X server's
+/// automatic monitor beside the ones defined on it) is left out for its
+/// parts, and a monitor listed twice counts once.
+fn in_reading_order(mut monitors: Vec<ScreenArea>) -> Vec<ScreenArea> {
+    let holds = |a: &ScreenArea, b: &ScreenArea| {
+        a != b
+            && a.x <= b.x
+            && a.y <= b.y
+            && i64::from(a.x) + i64::from(a.width) >= i64::from(b.x) + i64::from(b.width)
+            && i64::from(a.y) + i64::from(a.height) >= i64::from(b.y) + i64::from(b.height)
+    };
+    let all = monitors.clone();
+    monitors.retain(|m| !all.iter().any(|other| holds(m, other)));
+    monitors.sort_by_key(|m| (m.x, m.y));
+    monitors.dedup();
+    monitors
 }
 
 /// Drives the real pointer.
@@ -46,19 +76,31 @@ fn button(b: Button) -> enigo::Button {
     }
 }
 
-/// The virtual desktop's size: the X root window on Linux (it spans every monitor).
+/// The virtual desktop: the X root window on Linux (it spans every
+/// monitor), and the monitors RandR reports (one, the root, without RandR).
 #[cfg(target_os = "linux")]
 fn virtual_desktop(_enigo: &Enigo, display: Option<&str>) -> Result<Desktop, OutputError> {
     use x11rb::connection::Connection;
+    use x11rb::protocol::randr::ConnectionExt as _;
     let (conn, screen) = x11rb::connect(display).map_err(backend)?;
     let root = &conn.setup().roots[screen];
-    Ok(Desktop { x: 0, y: 0, width: u32::from(root.width_in_pixels), height: u32::from(root.height_in_pixels) })
+    let mut desktop = Desktop::single(u32::from(root.width_in_pixels), u32::from(root.height_in_pixels));
+    let monitors = conn.randr_get_monitors(root.root, true).ok().and_then(|c| c.reply().ok()).map(|r| r.monitors).unwrap_or_default();
+    let monitors: Vec<ScreenArea> = monitors
+        .iter()
+        .filter(|m| m.width > 0 && m.height > 0)
+        .map(|m| ScreenArea { x: i32::from(m.x), y: i32::from(m.y), width: u32::from(m.width), height: u32::from(m.height) })
+        .collect();
+    if !monitors.is_empty() {
+        desktop.monitors = in_reading_order(monitors);
+    }
+    Ok(desktop)
 }
 
 #[cfg(not(target_os = "linux"))]
 fn virtual_desktop(enigo: &Enigo, _display: Option<&str>) -> Result<Desktop, OutputError> {
     let (w, h) = enigo.main_display().map_err(backend)?;
-    Ok(Desktop { x: 0, y: 0, width: u32::try_from(w).unwrap_or(0), height: u32::try_from(h).unwrap_or(0) })
+    Ok(Desktop::single(u32::try_from(w).unwrap_or(0), u32::try_from(h).unwrap_or(0)))
 }
 
 impl DesktopSink {
@@ -118,7 +160,7 @@ impl DesktopSink {
     /// The desktop the pointer maps onto.
     #[must_use]
     pub fn desktop(&self) -> Desktop {
-        self.desktop
+        self.desktop.clone()
     }
 
     fn key_chord(&mut self, chord: &crate::command::Chord) -> Result<(), OutputError> {
@@ -163,7 +205,7 @@ impl PointerSink for DesktopSink {
     fn apply(&mut self, cmd: &Command) -> Result<(), OutputError> {
         match cmd {
             Command::MoveTo { x, y } => {
-                let d = self.desktop;
+                let d = &self.desktop;
                 #[allow(clippy::cast_possible_truncation)]
                 let (px, py) = (
                     (x.round() as i32).clamp(d.x, d.x + i32::try_from(d.width).unwrap_or(i32::MAX) - 1),
@@ -219,6 +261,18 @@ impl Drop for DesktopSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn monitors_are_counted_from_the_left_then_from_the_top() {
+        let a = |x, y| ScreenArea { x, y, width: 100, height: 100 };
+        assert_eq!(in_reading_order(vec![a(1920, 0), a(0, 1080), a(0, 0)]), vec![a(0, 0), a(0, 1080), a(1920, 0)]);
+        // A whole split in two (or an automatic monitor under defined ones) counts as its parts; a duplicate once.
+        let whole = ScreenArea { x: 0, y: 0, width: 200, height: 100 };
+        assert_eq!(in_reading_order(vec![whole, a(100, 0), a(0, 0), a(0, 0)]), vec![a(0, 0), a(100, 0)]);
+        let mut p = crate::pointer::PointerSettings::default();
+        Desktop { x: 0, y: 0, width: 2020, height: 1180, monitors: vec![a(0, 0), a(1920, 0)] }.fit(&mut p);
+        assert_eq!((p.screen_width, p.screen_height, p.monitors.len()), (2020, 1180, 2));
+    }
 
     #[test]
     fn every_key_has_a_backend_key() {

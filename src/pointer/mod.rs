@@ -23,7 +23,7 @@ use crate::events::{Point, TrackState, dist};
 use crate::pose::Pose;
 use crate::vision::Observation;
 
-pub use crate::settings::{Input, Mapping, PointerSettings, Range};
+pub use crate::settings::{Input, Mapping, PointerSettings, Range, ScreenArea};
 
 /// The neutral position is the mean of this many first tracked frames.
 const NEUTRAL_SETTLE_FRAMES: u32 = 15;
@@ -77,7 +77,7 @@ impl PointerMapper {
     pub fn new(settings: &PointerSettings) -> Self {
         let s = settings.clone();
         Self {
-            pos: [f64::from(s.screen_x) + f64::from(s.screen_width) / 2.0, f64::from(s.screen_y) + f64::from(s.screen_height) / 2.0],
+            pos: if s.mapping == Mapping::Absolute { s.absolute_area() } else { s.desktop() }.center(),
             fx: OneEuro::new(s.min_cutoff, s.beta),
             fy: OneEuro::new(s.min_cutoff, s.beta),
             s,
@@ -125,10 +125,45 @@ impl PointerMapper {
         }
     }
 
+    /// Keeps `p` on the area the mapping covers: the absolute mapping's
+    /// monitor, or (relative) the whole desktop, across monitors.
     fn clamp(&self, p: Point) -> Point {
-        let (x0, y0) = (f64::from(self.s.screen_x), f64::from(self.s.screen_y));
-        let (x1, y1) = (x0 + f64::from(self.s.screen_width) - 1.0, y0 + f64::from(self.s.screen_height) - 1.0);
+        let a = match self.s.mapping {
+            Mapping::Absolute => self.s.absolute_area(),
+            Mapping::Relative => self.s.desktop(),
+        };
+        let (x0, y0) = (f64::from(a.x), f64::from(a.y));
+        let (x1, y1) = (x0 + f64::from(a.width) - 1.0, y0 + f64::from(a.height) - 1.0);
         [p[0].clamp(x0, x1), p[1].clamp(y0, y1)]
+    }
+
+    /// The monitor the absolute mapping covers now (0: the whole desktop).
+    #[must_use]
+    pub fn monitor(&self) -> u32 {
+        self.s.monitor
+    }
+
+    /// Makes the absolute mapping cover monitor `m` (0: the whole desktop).
+    pub fn set_monitor(&mut self, m: u32) {
+        self.s.monitor = m;
+        self.pos = self.clamp(self.pos);
+    }
+
+    /// Moves on to the next monitor, from the left (after the last, the
+    /// first): the absolute mapping covers it from now on, and the pointer
+    /// jumps to its centre (in relative mode too: a quick way across).
+    /// Returns its number and how many there are; `None` with fewer than
+    /// two monitors known.
+    pub fn next_monitor(&mut self) -> Option<(u32, usize)> {
+        let n = self.s.monitors.len();
+        if n < 2 {
+            return None;
+        }
+        let next = self.s.monitor as usize % n + 1;
+        self.s.monitor = u32::try_from(next).ok()?;
+        self.pos = self.clamp(self.s.monitors[next - 1].center());
+        self.dwell_anchor = None;
+        Some((self.s.monitor, n))
     }
 
     /// Input units per eye distance (pose input is in degrees).
@@ -190,12 +225,10 @@ impl PointerMapper {
                 }
                 Mapping::Absolute => {
                     let r = self.s.range;
+                    let a = self.s.absolute_area();
                     let fx = (d[0] - r.left) / (r.right - r.left);
                     let fy = (d[1] - r.top) / (r.bottom - r.top);
-                    self.pos = self.clamp([
-                        f64::from(self.s.screen_x) + fx * f64::from(self.s.screen_width),
-                        f64::from(self.s.screen_y) + fy * f64::from(self.s.screen_height),
-                    ]);
+                    self.pos = self.clamp([f64::from(a.x) + fx * f64::from(a.width), f64::from(a.y) + fy * f64::from(a.height)]);
                 }
             }
         }
@@ -309,6 +342,69 @@ mod tests {
             let got = run(&mut m, |_| f, 60, 700.0).pos;
             assert!((got[0] - want[0]).abs() < 2.0 && (got[1] - want[1]).abs() < 2.0, "{f:?}: {got:?} vs {want:?}");
         }
+    }
+
+    /// Two monitors side by side, 1920×1080 and 1280×1024 (the second's top at y 0).
+    fn two_monitors(mapping: Mapping, monitor: u32) -> PointerSettings {
+        let iod = 64.0;
+        PointerSettings {
+            screen_width: 3200,
+            screen_height: 1080,
+            monitor,
+            monitors: vec![ScreenArea { x: 0, y: 0, width: 1920, height: 1080 }, ScreenArea { x: 1920, y: 0, width: 1280, height: 1024 }],
+            mapping,
+            range: Range { left: -10.0 / iod, right: 10.0 / iod, top: -5.0 / iod, bottom: 5.0 / iod },
+            ..PointerSettings::default()
+        }
+    }
+
+    #[test]
+    fn absolute_mapping_covers_the_chosen_monitor_or_the_whole_desktop() {
+        // The user's whole range, corner to corner, on monitor 2: exactly its corners.
+        for (monitor, top_left, bottom_right) in [(2, [1920.0, 0.0], [3199.0, 1023.0]), (1, [0.0, 0.0], [1919.0, 1079.0]), (0, [0.0, 0.0], [3199.0, 1079.0])] {
+            let mut m = PointerMapper::new(&two_monitors(Mapping::Absolute, monitor));
+            run(&mut m, |_| [320.0, 240.0], 20, 0.0);
+            let a = run(&mut m, |_| [330.0, 235.0], 60, 700.0).pos;
+            let b = run(&mut m, |_| [310.0, 245.0], 60, 3000.0).pos;
+            assert!((a[0] - top_left[0]).abs() < 2.0 && (a[1] - top_left[1]).abs() < 2.0, "monitor {monitor}: {a:?}");
+            assert!((b[0] - bottom_right[0]).abs() < 2.0 && (b[1] - bottom_right[1]).abs() < 2.0, "monitor {monitor}: {b:?}");
+        }
+        // A monitor that is not there (unplugged): the whole desktop.
+        let s = PointerSettings { monitor: 3, ..two_monitors(Mapping::Absolute, 3) };
+        assert_eq!(s.absolute_area(), s.desktop());
+    }
+
+    #[test]
+    fn relative_mapping_crosses_from_one_monitor_to_the_next() {
+        let mut m = PointerMapper::new(&two_monitors(Mapping::Relative, 1));
+        m.set_position([1800.0, 500.0]);
+        run(&mut m, |_| [320.0, 240.0], 20, 0.0);
+        let p = run(&mut m, |_| [305.0, 240.0], 60, 700.0).pos;
+        assert!(p[0] > 1920.0, "onto the second monitor: {p:?}");
+        let p = run(&mut m, |_| [290.0, 240.0], 150, 3000.0).pos;
+        assert!((p[0] - 3199.0).abs() < 1e-9, "to the desktop's right edge: {p:?}");
+    }
+
+    #[test]
+    fn next_monitor_cycles_and_puts_the_pointer_on_its_centre() {
+        let mut m = PointerMapper::new(&two_monitors(Mapping::Absolute, 0));
+        let near = |p: Point, q: Point| (p[0] - q[0]).abs() < 1e-9 && (p[1] - q[1]).abs() < 1e-9;
+        assert_eq!(m.next_monitor(), Some((1, 2)));
+        assert!(near(m.position(), [960.0, 540.0]), "{:?}", m.position());
+        assert_eq!(m.next_monitor(), Some((2, 2)));
+        assert!(near(m.position(), [2560.0, 512.0]), "{:?}", m.position());
+        assert_eq!(m.next_monitor(), Some((1, 2)), "after the last, the first");
+        // The absolute mapping now covers the chosen monitor.
+        m.next_monitor();
+        run(&mut m, |_| [320.0, 240.0], 20, 0.0);
+        let p = run(&mut m, |_| [330.0, 235.0], 60, 700.0).pos;
+        assert!((p[0] - 1920.0).abs() < 2.0, "{p:?}");
+        // One monitor (or none known, as when not driving): nothing to move to.
+        let mut one = PointerMapper::new(&PointerSettings { monitors: vec![ScreenArea { x: 0, y: 0, width: 1920, height: 1080 }], ..PointerSettings::default() });
+        let at = one.position();
+        assert_eq!(one.next_monitor(), None);
+        assert!(near(one.position(), at), "it stays");
+        assert_eq!(PointerMapper::new(&PointerSettings::default()).next_monitor(), None);
     }
 
     #[test]

@@ -64,6 +64,23 @@ impl Range {
     }
 }
 
+/// A rectangle of the desktop in pixels: a monitor, or the whole desktop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ScreenArea {
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl ScreenArea {
+    /// Its centre.
+    #[must_use]
+    pub fn center(&self) -> Point {
+        [f64::from(self.x) + f64::from(self.width) / 2.0, f64::from(self.y) + f64::from(self.height) / 2.0]
+    }
+}
+
 /// Pointer settings (the profile's `[pointer]` table).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -73,6 +90,13 @@ pub struct PointerSettings {
     pub screen_y: i32,
     pub screen_width: u32,
     pub screen_height: u32,
+    /// Absolute mapping: the monitor the range maps onto; 0 is the whole
+    /// desktop, 1 and up one monitor, numbered from the left (from the top
+    /// where they are stacked). Relative mapping crosses every monitor.
+    pub monitor: u32,
+    /// The desktop's monitors, found when driving starts (not in the profile).
+    #[serde(skip)]
+    pub monitors: Vec<ScreenArea>,
     pub input: Input,
     pub mapping: Mapping,
     /// Relative mapping: pixels per second at one input unit beyond the dead
@@ -107,6 +131,8 @@ impl Default for PointerSettings {
             screen_y: 0,
             screen_width: 1920,
             screen_height: 1080,
+            monitor: 0,
+            monitors: Vec::new(),
             input: Input::Feature,
             mapping: Mapping::Relative,
             gain_left: 4000.0,
@@ -127,6 +153,23 @@ impl Default for PointerSettings {
 }
 
 impl PointerSettings {
+    /// The most monitors a profile may name.
+    pub const MAX_MONITORS: u32 = 16;
+
+    /// The whole desktop (every monitor).
+    #[must_use]
+    pub fn desktop(&self) -> ScreenArea {
+        ScreenArea { x: self.screen_x, y: self.screen_y, width: self.screen_width, height: self.screen_height }
+    }
+
+    /// Where the absolute mapping lands: the chosen monitor, or the whole
+    /// desktop (monitor 0, or a monitor that is not there).
+    #[must_use]
+    pub fn absolute_area(&self) -> ScreenArea {
+        let k = self.monitor as usize;
+        if k >= 1 && k <= self.monitors.len() { self.monitors[k - 1] } else { self.desktop() }
+    }
+
     /// Pose input is in degrees, feature input in eye distances: the pose gains
     /// and dead band are scaled by this many degrees per eye distance.
     pub const DEGREES_PER_IOD: f64 = 40.0;
@@ -141,6 +184,7 @@ impl PointerSettings {
     pub fn validate(&self) -> Result<(), (String, String)> {
         let p = self;
         check(p.screen_width >= 16 && p.screen_height >= 16, "pointer.screen_width", "the screen must be at least 16×16 pixels")?;
+        check(p.monitor <= Self::MAX_MONITORS, "pointer.monitor", "must be 0 (the whole desktop) or a monitor's number, 1 to 16")?;
         for (g, f) in [(p.gain_left, "pointer.gain_left"), (p.gain_right, "pointer.gain_right"), (p.gain_up, "pointer.gain_up"), (p.gain_down, "pointer.gain_down")] {
             check(g > 0.0 && g <= 100_000.0, f, "must be more than 0 and at most 100000")?;
         }

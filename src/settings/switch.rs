@@ -25,6 +25,8 @@ pub enum Action {
     OpenMenu,
     /// Make the current head position the neutral one.
     Recenter,
+    /// Move to the next monitor (absolute mapping covers it; the pointer jumps to its centre).
+    NextMonitor,
     /// A key or chord, e.g. `{ key = "ctrl+c" }`.
     Key(Chord),
 }

@@ -29,6 +29,8 @@ pub use crate::settings::{Action, SwitchSettings};
 pub struct Intents {
     /// The pointer mapper should recentre.
     pub recenter: bool,
+    /// The pointer should move on to the next monitor.
+    pub next_monitor: bool,
     /// The pointer must not move (paused).
     pub hold_pointer: bool,
     /// Put the pointer back here (scroll mode keeps it where scrolling began).
@@ -324,6 +326,7 @@ impl SwitchDecider {
                 events.push(Event::OpenMenu);
             }
             Action::Recenter => intents.recenter = true,
+            Action::NextMonitor => intents.next_monitor = true,
             Action::Key(chord) => commands.push(Command::Key(chord.clone())),
             Action::Pause | Action::None => {}
         }

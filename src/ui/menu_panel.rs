@@ -10,7 +10,7 @@ use eframe::egui::{self, RichText};
 use crate::menus::{Item, Launch, Menu, MenuAction, Navigator, Outcome, Scanner};
 
 /// What kind of action an edited item has (the editor's choice list).
-const KINDS: [&str; 9] = ["submenu", "keys", "type", "url", "launch", "back", "home", "pause", "close"];
+const KINDS: [&str; 10] = ["submenu", "keys", "type", "url", "launch", "back", "home", "pause", "close", "next_monitor"];
 
 fn kind_of(a: &MenuAction) -> &'static str {
     match a {
@@ -23,6 +23,7 @@ fn kind_of(a: &MenuAction) -> &'static str {
         MenuAction::Home => "home",
         MenuAction::Pause => "pause",
         MenuAction::Close => "close",
+        MenuAction::NextMonitor => "next_monitor",
     }
 }
 
@@ -51,6 +52,7 @@ fn make(kind: &str, value: &str) -> Result<MenuAction, String> {
         "home" => MenuAction::Home,
         "pause" => MenuAction::Pause,
         "close" => MenuAction::Close,
+        "next_monitor" => MenuAction::NextMonitor,
         _ => MenuAction::Back,
     })
 }

@@ -281,6 +281,7 @@ impl FacemouseApp {
             }
             Outcome::Pause => self.send(Intent::SetPaused(true)),
             Outcome::Close => self.show_menu = false,
+            Outcome::NextMonitor => self.send(Intent::NextMonitor),
         }
     }
 }
