@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::models::Models;
 use crate::capture::{self, CaptureError, CaptureHandle, Frame, SourceSpec, SourceStatus, Taken};
 use crate::events::{Event, Point, TrackState};
-use crate::output::{Command, DesktopSink, NullSink, OutputError, PointerSink};
+use crate::output::{Command, NullSink, OutputError, PointerSink};
 use crate::pipeline::Pipeline;
 use crate::profile::Settings;
 use crate::trace::{TraceError, TraceRecord};
@@ -346,11 +346,9 @@ impl Session {
         if !self.drive {
             return (Box::new(NullSink), None, false);
         }
-        match DesktopSink::new() {
-            Ok(d) => {
-                let screen = d.desktop();
-                (Box::new(d), Some(screen), false)
-            }
+        let fallback = (self.settings.pointer.screen_width, self.settings.pointer.screen_height);
+        match crate::output::open_desktop(self.settings.pointer.output, fallback) {
+            Ok((sink, screen)) => (sink, Some(screen), false),
             Err(e) => {
                 observer.status(&format!("{e}; tracking without moving the pointer"));
                 (Box::new(NullSink), None, false)

@@ -96,6 +96,8 @@ fn the_package_installs_a_binary_that_finds_its_models_and_demo() {
         "/usr/share/icons/hicolor/scalable/apps/facemouse.svg",
         "/usr/share/icons/hicolor/48x48/apps/facemouse.png",
         "/usr/share/icons/hicolor/256x256/apps/facemouse.png",
+        "/usr/lib/udev/rules.d/70-facemouse-uinput.rules",
+        "/usr/lib/modules-load.d/facemouse-uinput.conf",
     ] {
         assert!(files.iter().any(|f| f == want), "{want} is not in the package: {files:?}");
     }
@@ -108,13 +110,21 @@ fn the_package_installs_a_binary_that_finds_its_models_and_demo() {
     // The runtime dependencies are declared: OpenCV (found from the binary), and the eye cascade and window libraries it loads.
     let depends = Command::new("dpkg-deb").arg("-f").arg(&deb).arg("Depends").output().expect("dpkg-deb -f");
     let depends = String::from_utf8_lossy(&depends.stdout);
-    for want in ["libopencv-core", "libopencv-videoio", "opencv-data", "libgl1", "libxkbcommon-x11-0"] {
+    for want in ["libopencv-core", "libopencv-videoio", "opencv-data", "libgl1", "libxkbcommon-x11-0", "libwayland-client0"] {
         assert!(depends.contains(want), "Depends lacks {want}: {depends}");
     }
+
+    // The udev rule gives the seat's user /dev/uinput (for Wayland), and the install makes it usable at once.
+    let info = Command::new("dpkg-deb").arg("-I").arg(&deb).arg("postinst").output().expect("postinst");
+    let postinst = String::from_utf8_lossy(&info.stdout);
+    assert!(postinst.contains("modprobe uinput") && postinst.contains("udevadm"), "{postinst}");
 
     let root = tmp.path().join("root");
     let status = Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&root).status().expect("dpkg-deb -x");
     assert!(status.success());
+
+    let rule = std::fs::read_to_string(root.join("usr/lib/udev/rules.d/70-facemouse-uinput.rules")).expect("udev rule");
+    assert!(rule.lines().any(|l| !l.starts_with('#') && l.contains("KERNEL==\"uinput\"") && l.contains("TAG+=\"uaccess\"")), "{rule}");
 
     // The launcher and the metainfo pass their validators, where those are installed.
     if have("desktop-file-validate", "--help") {

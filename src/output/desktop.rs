@@ -80,6 +80,12 @@ fn button(b: Button) -> enigo::Button {
 /// monitor), and the monitors RandR reports (one, the root, without RandR).
 #[cfg(target_os = "linux")]
 fn virtual_desktop(_enigo: &Enigo, display: Option<&str>) -> Result<Desktop, OutputError> {
+    x11_desktop(display)
+}
+
+/// The X11 (or XWayland) desktop and its monitors.
+#[cfg(target_os = "linux")]
+pub(super) fn x11_desktop(display: Option<&str>) -> Result<Desktop, OutputError> {
     use x11rb::connection::Connection;
     use x11rb::protocol::randr::ConnectionExt as _;
     let (conn, screen) = x11rb::connect(display).map_err(backend)?;

@@ -10,7 +10,7 @@ mod vision;
 
 use serde::{Deserialize, Serialize};
 
-pub use pointer::{Input, Mapping, PointerSettings, Range, ScreenArea};
+pub use pointer::{Input, Mapping, OutputBackend, PointerSettings, Range, ScreenArea};
 pub use switch::{Action, SwitchSettings};
 pub use ui::{Dock, UiSettings};
 pub use vision::{FeaturePoint, VisionSettings};

@@ -64,6 +64,19 @@ impl Range {
     }
 }
 
+/// How the pointer and keys reach the desktop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputBackend {
+    /// uinput in a Wayland session, XTest otherwise.
+    #[default]
+    Auto,
+    /// The X server's XTest extension (X11; on Wayland only XWayland's windows).
+    Xtest,
+    /// Linux virtual input devices (`/dev/uinput`): Wayland, X11 and the console.
+    Uinput,
+}
+
 /// A rectangle of the desktop in pixels: a monitor, or the whole desktop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ScreenArea {
@@ -97,6 +110,8 @@ pub struct PointerSettings {
     /// The desktop's monitors, found when driving starts (not in the profile).
     #[serde(skip)]
     pub monitors: Vec<ScreenArea>,
+    /// How the pointer and keys reach the desktop.
+    pub output: OutputBackend,
     pub input: Input,
     pub mapping: Mapping,
     /// Relative mapping: pixels per second at one input unit beyond the dead
@@ -133,6 +148,7 @@ impl Default for PointerSettings {
             screen_height: 1080,
             monitor: 0,
             monitors: Vec::new(),
+            output: OutputBackend::Auto,
             input: Input::Feature,
             mapping: Mapping::Relative,
             gain_left: 4000.0,

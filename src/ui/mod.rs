@@ -958,6 +958,19 @@ pub fn run(mut launch: Launch) -> anyhow::Result<()> {
         // Dithering costs a noise term on every pixel of every repaint: with
         // software rendering (no GPU), a large share of the window's cost.
         dithering: false,
+        event_loop_builder: Some(Box::new(|builder| {
+            // On a Wayland desktop with XWayland, the window still uses X11:
+            // only there can it refuse the keyboard focus (WM_HINTS), so
+            // that keys typed from its keyboard reach the user's
+            // application. Without XWayland it runs natively on Wayland.
+            #[cfg(target_os = "linux")]
+            if std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty()) {
+                use winit::platform::x11::EventLoopBuilderExtX11 as _;
+                builder.with_x11();
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = builder;
+        })),
         ..Default::default()
     };
     launch.notes.extend(menu_notes);
