@@ -16,6 +16,7 @@ pub mod output;
 pub mod pipeline;
 pub mod pointer;
 pub mod pose;
+pub mod predict;
 pub mod profile;
 pub mod replay;
 pub mod session;

@@ -99,6 +99,14 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Measure the on-screen keyboard: dwells, switch presses and scan steps per character on a phrase set, with and without word prediction.
+    EvalKeyboard {
+        /// A phrase set, one phrase a line (e.g. MacKenzie and Soukoreff's phrases2.txt).
+        phrases: PathBuf,
+        /// Also the cost of typing this one phrase (scan steps to type it).
+        #[arg(long)]
+        phrase: Option<String>,
+    },
     /// Train the head-pose model (SMA) on generated data and write models/sma-head-pose.json.
     TrainPose {
         /// Where to write the model (default: the shipped one).
@@ -270,6 +278,21 @@ fn run() -> Result<()> {
                 say!("{}", serde_json::to_string(&report)?)?;
             } else {
                 say_raw!("{}", facemouse::lab::pose_eval::table(&report))?;
+            }
+            Ok(())
+        }
+        Some(Command::EvalKeyboard { phrases, phrase }) => {
+            use facemouse::lab::keyboard_eval;
+            let menus = facemouse::data_dir().join("menus");
+            let set = keyboard_eval::load_phrases(&phrases)?;
+            say_raw!("{}", keyboard_eval::table(&set, &menus)?)?;
+            if let Some(p) = phrase {
+                for (name, size) in keyboard_eval::PANELS {
+                    for predict in [false, true] {
+                        let c = keyboard_eval::measure(std::slice::from_ref(&p), &menus, size, predict)?;
+                        say!("{p:?}, {name}, prediction {}: {} selections ({} switch presses), {} scan steps", if predict { "on" } else { "off" }, c.selections, 2 * c.selections, c.scan_steps)?;
+                    }
+                }
             }
             Ok(())
         }

@@ -91,6 +91,8 @@ fn the_package_installs_a_binary_that_finds_its_models_and_demo() {
         "/usr/share/facemouse/menus/keyboard.toml",
         "/usr/share/facemouse/assets/demo/clip/video.avi",
         "/usr/share/facemouse/assets/demo/astronaut.png",
+        "/usr/share/facemouse/assets/words/en.tsv",
+        "/usr/share/facemouse/assets/words/README.md",
         "/usr/share/applications/io.github.facemouse.Facemouse.desktop",
         "/usr/share/metainfo/io.github.facemouse.Facemouse.metainfo.xml",
         "/usr/share/icons/hicolor/scalable/apps/facemouse.svg",

@@ -291,6 +291,51 @@ fn the_keyboard_echoes_what_it_typed() {
     assert_eq!(typed.len(), 5, "each key press is sent once: {typed:?}");
 }
 
+/// Word prediction: after "h" and "e", the keyboard offers words that begin
+/// so; choosing one types the rest of it and a space, once, and the profile
+/// learns it, so that it comes first for its beginning from then on.
+#[test]
+fn a_predicted_word_types_its_rest_and_is_learned_for_the_profile() {
+    let profile = tempfile::tempdir().expect("tempdir");
+    let menus_dir = profile.path().join("menus");
+    std::fs::create_dir(&menus_dir).expect("menus");
+    for e in std::fs::read_dir(facemouse::data_dir().join("menus")).expect("shipped menus") {
+        let p = e.expect("entry").path();
+        std::fs::copy(&p, menus_dir.join(p.file_name().expect("name"))).expect("copy");
+    }
+    let mut h = harness(&menus_dir, false);
+    h.run_steps(1);
+    h.state_mut().panel.nav.open("keyboard");
+    h.run_steps(2);
+    assert!(h.state().panel.predictions().is_empty(), "nothing typed, nothing predicted");
+    for key in ["h", "e"] {
+        press(&mut h, key);
+        h.hover_at(egui::pos2(5.0, 5.0));
+        h.run_steps(1);
+    }
+    let words = h.state().panel.predictions().to_vec();
+    assert!(!words.is_empty() && words.iter().all(|w| w.starts_with("he") && w != "he"), "{words:?}");
+    // Not the most likely one: the third, so that learning has something to change.
+    let chosen = words[2.min(words.len() - 1)].clone();
+    press(&mut h, &format!("{chosen}…"));
+    assert_eq!(h.state().panel.echo(), format!("{chosen} "));
+    let last = h.state().outcomes.last().cloned();
+    assert_eq!(last, Some(Outcome::Type(format!("{} ", &chosen[2..]))), "the rest of the word and a space");
+    let saved = std::fs::read_to_string(profile.path().join("words.txt")).expect("the profile's words were saved");
+    assert!(saved.lines().any(|l| l == format!("{chosen}\t1")), "{saved}");
+    // A new window on the profile offers it first for "he".
+    let mut h = harness(&menus_dir, false);
+    h.run_steps(1);
+    h.state_mut().panel.nav.open("keyboard");
+    h.run_steps(2);
+    for key in ["h", "e"] {
+        press(&mut h, key);
+        h.hover_at(egui::pos2(5.0, 5.0));
+        h.run_steps(1);
+    }
+    assert_eq!(h.state().panel.predictions().first(), Some(&chosen));
+}
+
 fn chord(s: &str) -> facemouse::command::Chord {
     facemouse::command::Chord::parse(s).expect("chord")
 }

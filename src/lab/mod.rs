@@ -8,6 +8,7 @@
 //! `eval`, `synth`, `train-pose` … commands), the tests and the benches do.
 
 pub mod eval;
+pub mod keyboard_eval;
 pub mod labels;
 pub mod pointer_eval;
 pub mod pose_eval;

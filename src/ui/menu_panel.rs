@@ -63,6 +63,8 @@ fn make(kind: &str, value: &str) -> Result<MenuAction, String> {
 pub enum Target {
     /// Item `i` of the open menu.
     Item(usize),
+    /// Predicted word `k` (keyboard menus): types the rest of it and a space.
+    Word(usize),
     Previous,
     More,
     Back,
@@ -71,9 +73,10 @@ pub enum Target {
 }
 
 impl Target {
-    fn label(self, menu: &Menu) -> String {
+    fn label(self, menu: &Menu, words: &[String]) -> String {
         match self {
             Self::Item(i) => menu.items.get(i).map(|it| it.label.clone()).unwrap_or_default(),
+            Self::Word(k) => words.get(k).map(|w| format!("{w}…")).unwrap_or_default(),
             Self::Previous => "Previous".into(),
             Self::More => "More".into(),
             Self::Back => "Back".into(),
@@ -119,7 +122,15 @@ pub struct MenuPanel {
     /// What the keyboard menus typed, as the user's application should now
     /// show it (the last line, at most `ECHO_CHARS`): the echo line.
     echo: String,
+    /// Word prediction (`None` when the word list could not be read), the
+    /// words shown for the word being typed, and that word.
+    predictor: Option<crate::predict::Predictor>,
+    words: Vec<String>,
+    words_for: String,
 }
+
+/// At most this many predicted words, in one row above the keys.
+const MAX_WORDS: usize = 4;
 
 /// The echo line keeps this many characters.
 const ECHO_CHARS: usize = 60;
@@ -144,6 +155,70 @@ impl MenuPanel {
             targets: Vec::new(),
             wide: false,
             echo: String::new(),
+            predictor: None,
+            words: Vec::new(),
+            words_for: String::new(),
+        }
+        .with_prediction()
+    }
+
+    /// Loads the word list and this profile's learned words (`words.txt`
+    /// beside its menus folder); without the list, no prediction, and the message says why.
+    fn with_prediction(mut self) -> Self {
+        match crate::predict::Predictor::shipped() {
+            Ok(mut p) => {
+                if let Some(path) = self.words_path()
+                    && let Err(e) = p.load_user(&path)
+                {
+                    tracing::warn!("{e}");
+                }
+                self.predictor = Some(p);
+            }
+            Err(e) => {
+                tracing::warn!("{e}; the keyboard works without word prediction");
+                self.message = format!("No word prediction: {e}");
+            }
+        }
+        self
+    }
+
+    /// Where this profile's learned words are kept: `words.txt` in the
+    /// profile, beside its `menus` folder (menus elsewhere learn nothing to disk).
+    fn words_path(&self) -> Option<PathBuf> {
+        (self.dir.file_name()? == "menus").then(|| self.dir.parent().map(|p| p.join("words.txt")))?
+    }
+
+    /// No word prediction (to measure the keyboard without it).
+    pub fn disable_prediction(&mut self) {
+        self.predictor = None;
+        self.words.clear();
+    }
+
+    /// The word prediction shows these words now (keyboard menus).
+    #[must_use]
+    pub fn predictions(&self) -> &[String] {
+        &self.words
+    }
+
+    /// The word being typed has ended: it is learned.
+    fn end_word(&mut self) {
+        let word = crate::predict::current_word(&self.echo).to_string();
+        self.learn_word(&word);
+    }
+
+    /// Learns the word just finished (before a space, a return, a punctuation
+    /// mark) and saves the profile's words, unless the profile is read-only.
+    fn learn_word(&mut self, word: &str) {
+        let path = self.words_path().filter(|_| self.read_only.is_none());
+        let Some(p) = self.predictor.as_mut() else { return };
+        if !crate::predict::is_word(word) {
+            return;
+        }
+        p.learn(word);
+        if let Some(path) = path
+            && let Err(e) = p.save_user(&path)
+        {
+            self.message = e.to_string();
         }
     }
 
@@ -174,13 +249,27 @@ impl MenuPanel {
     /// Follows what a keyboard item sends, for the echo line.
     fn echo_outcome(&mut self, o: &Outcome) {
         match o {
-            Outcome::Type(t) => self.echo.push_str(t),
+            Outcome::Type(t) => {
+                for c in t.chars() {
+                    // A word ends where something other than a letter follows it: it is learned.
+                    if !(c.is_alphabetic() || c == '\'') {
+                        self.end_word();
+                    }
+                    self.echo.push(c);
+                }
+            }
             Outcome::Keys(k) => match k.keys() {
-                [crate::command::Key::Space] => self.echo.push(' '),
+                [crate::command::Key::Space] => {
+                    self.end_word();
+                    self.echo.push(' ');
+                }
                 [crate::command::Key::Backspace] => {
                     self.echo.pop();
                 }
-                [crate::command::Key::Return] => self.echo.clear(),
+                [crate::command::Key::Return] => {
+                    self.end_word();
+                    self.echo.clear();
+                }
                 _ => {}
             },
             _ => {}
@@ -196,6 +285,13 @@ impl MenuPanel {
         let from_keyboard = self.nav.current_name().starts_with("keyboard");
         let outcome = match target {
             Target::Item(i) => self.nav.select(i),
+            Target::Word(k) => {
+                let word = self.words.get(k)?.clone();
+                let typed = crate::predict::current_word(&self.echo).chars().count();
+                let rest: String = word.chars().skip(typed).collect();
+                // The word itself is learned as it ends (the space below).
+                Some(Outcome::Type(format!("{rest} ")))
+            }
             Target::Previous => {
                 self.page = self.page.saturating_sub(1);
                 Some(Outcome::Moved)
@@ -222,6 +318,18 @@ impl MenuPanel {
         outcome
     }
 
+    /// Lays the panel out for `width`×`height` points as `show` does, and
+    /// returns the rows (for measurements and tests; see [`MenuPanel::targets`]).
+    pub fn plan(&mut self, width: f32, height: f32) -> Vec<usize> {
+        let menu = self.nav.current().clone();
+        self.layout(&menu, width, height)
+    }
+
+    /// Does what `target` is for, as a click, a dwell or a scanning select on it would.
+    pub fn choose(&mut self, target: Target) -> Option<Outcome> {
+        self.activate(target)
+    }
+
     /// The menu's window appeared, or its layout changed from outside (a
     /// zoom, a profile): nothing now under the pointer fires by itself.
     pub fn relayout(&mut self, ctx: &egui::Context) {
@@ -244,8 +352,17 @@ impl MenuPanel {
             self.page_of = of;
         }
         let depth = self.nav.depth();
+        // Keyboard menus: the words that complete the one being typed, in a row of their own.
+        let typing = self.nav.current_name().starts_with("keyboard");
+        let word = if typing { crate::predict::current_word(&self.echo).to_string() } else { String::new() };
+        if word != self.words_for || !typing {
+            self.words = self.predictor.as_ref().map(|p| p.suggest(&word, MAX_WORDS.min(cols))).unwrap_or_default();
+            self.words_for = word;
+        }
+        // The row is kept while typing even when empty, so that the keys never move under the user.
+        let word_rows = usize::from(typing && self.predictor.is_some());
         // The navigation row holds at most five targets.
-        let nav_rows = 5usize.div_ceil(cols);
+        let nav_rows = 5usize.div_ceil(cols) + word_rows;
         let row_h = TARGET_SIZE[1] + TARGET_GAP;
         let fit = ((height / row_h).floor() as usize).saturating_sub(nav_rows).max(1);
         let per_page = fit * cols;
@@ -253,7 +370,8 @@ impl MenuPanel {
         self.page = self.page.min(pages - 1);
         let first = self.page * per_page;
         let shown = first..(first + per_page).min(menu.items.len());
-        self.targets = shown.clone().map(Target::Item).collect();
+        self.targets = (0..self.words.len()).map(Target::Word).collect();
+        self.targets.extend(shown.clone().map(Target::Item));
         let mut nav = Vec::new();
         if self.page > 0 {
             nav.push(Target::Previous);
@@ -265,7 +383,8 @@ impl MenuPanel {
             nav.extend([Target::Back, Target::Home]);
         }
         nav.push(Target::Close);
-        let mut rows = Scanner::rows_of(shown.len(), cols);
+        let mut rows = Scanner::rows_of(self.words.len(), cols);
+        rows.extend(Scanner::rows_of(shown.len(), cols));
         rows.extend(Scanner::rows_of(nav.len(), cols));
         self.targets.extend(nav);
         rows
@@ -298,6 +417,10 @@ impl MenuPanel {
             self.scanner.tick(t_ms, &rows);
         }
         let lit = if self.scanning { self.scanner.lit() } else { 0..0 };
+        if self.words.is_empty() && self.nav.current_name().starts_with("keyboard") && self.predictor.is_some() {
+            // The predictions' row, empty for now: the keys stay where they are.
+            ui.add_space(TARGET_SIZE[1] + TARGET_GAP);
+        }
         let mut chosen = None;
         let targets = self.targets.clone();
         let mut k = 0;
@@ -305,7 +428,7 @@ impl MenuPanel {
             ui.horizontal(|ui| {
                 ui.spacing_mut().item_spacing.x = TARGET_GAP;
                 for target in &targets[k..k + n] {
-                    let b = super::style::target_button(ui, RichText::new(target.label(&menu)).size(22.0), lit.contains(&k));
+                    let b = super::style::target_button(ui, RichText::new(target.label(&menu, &self.words)).size(22.0), lit.contains(&k));
                     let resp = ui.add(b.min_size(egui::vec2(TARGET_SIZE[0], TARGET_SIZE[1])));
                     // A click or a dwell: once, until the pointer leaves.
                     if self.act.target(ui, &resp, self.dwell_ms) {

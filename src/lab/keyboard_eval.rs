@@ -1,0 +1,211 @@
+//! How much it costs to type with the on-screen keyboard: the shipped
+//! keyboard menus in the real menu panel (its layout, paging and word
+//! prediction), driven by a simulated user who knows where every key is
+//! and takes a predicted word as soon as it is the one they mean.
+//!
+//! Per character of a phrase set: dwells (each selection is one dwell),
+//! switch presses in row–column scanning (two per selection: the row, then
+//! the target), and scan steps (how many highlights the scanner moves through
+//! before each press: the waiting). Keystroke savings = 1 − selections with
+//! prediction / selections without.
+
+use std::path::Path;
+
+use crate::menus::{MenuAction, Navigator, Outcome};
+use crate::ui::menu_panel::{MenuPanel, Target};
+
+/// The cost of typing a phrase set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct TypingCost {
+    pub phrases: usize,
+    /// Characters typed (letters and spaces; each phrase once, lower-cased).
+    pub chars: usize,
+    pub selections: usize,
+    pub scan_steps: usize,
+}
+
+impl TypingCost {
+    #[must_use]
+    pub fn dwells_per_char(&self) -> f64 {
+        self.selections as f64 / self.chars.max(1) as f64
+    }
+    #[must_use]
+    pub fn presses_per_char(&self) -> f64 {
+        2.0 * self.selections as f64 / self.chars.max(1) as f64
+    }
+    #[must_use]
+    pub fn scan_steps_per_char(&self) -> f64 {
+        self.scan_steps as f64 / self.chars.max(1) as f64
+    }
+}
+
+/// Keyboard measurement failures.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyboardEvalError {
+    #[error("cannot read the phrase file {path}: {source}")]
+    Phrases { path: std::path::PathBuf, source: std::io::Error },
+    #[error("cannot load the menus: {0}")]
+    Menus(String),
+    #[error("the keyboard menu has no key for {0:?}")]
+    NoKey(char),
+}
+
+/// The phrases of a file, one a line, lower-cased, with anything but letters and spaces left out.
+///
+/// # Errors
+/// The file cannot be read.
+pub fn load_phrases(path: &Path) -> Result<Vec<String>, KeyboardEvalError> {
+    let text = std::fs::read_to_string(path).map_err(|source| KeyboardEvalError::Phrases { path: path.to_path_buf(), source })?;
+    Ok(text
+        .lines()
+        .map(|l| l.to_lowercase().chars().filter(|c| c.is_ascii_lowercase() || *c == ' ').collect::<String>())
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect())
+}
+
+/// A menu panel: width and height in points, columns, and whether it is wide (a top or bottom dock).
+pub type PanelSize = (f32, f32, usize, bool);
+
+/// Where `target` is in the scanning order of `rows`: its row and its place in the row.
+fn row_and_column(rows: &[usize], index: usize) -> (usize, usize) {
+    let mut first = 0;
+    for (r, n) in rows.iter().enumerate() {
+        if index < first + n {
+            return (r, index - first);
+        }
+        first += n;
+    }
+    (rows.len(), 0)
+}
+
+/// Types `phrases` with the keyboard menus of `menus_dir` in a panel of
+/// `width`×`height` points with `columns` (wide: a top or bottom dock).
+///
+/// # Errors
+/// The menus do not load, or a character has no key.
+pub fn measure(phrases: &[String], menus_dir: &Path, size: PanelSize, predict: bool) -> Result<TypingCost, KeyboardEvalError> {
+    let (width, height, columns, wide) = size;
+    let menus = crate::menus::load_dir(menus_dir).map_err(|e| KeyboardEvalError::Menus(e.to_string()))?;
+    let mut cost = TypingCost { phrases: phrases.len(), ..TypingCost::default() };
+    for phrase in phrases {
+        // A fresh panel for each phrase: nothing learned from the ones before.
+        let mut panel = MenuPanel::new(Navigator::new(menus.clone()), menus_dir.to_path_buf(), columns, true, 1000.0, 1000.0);
+        panel.wide = wide;
+        // Measuring learns nothing to disk (the shipped menus' folder is no profile).
+        panel.read_only = Some("measuring the keyboard".into());
+        if !predict {
+            panel.disable_prediction();
+        }
+        panel.nav.open("keyboard");
+        let chars: Vec<char> = phrase.chars().collect();
+        cost.chars += chars.len();
+        let mut i = 0;
+        let mut guard = 0;
+        while i < chars.len() {
+            guard += 1;
+            if guard > 100 * chars.len() + 100 {
+                return Err(KeyboardEvalError::NoKey(chars[i]));
+            }
+            let rows = panel.plan(width, height);
+            let targets = panel.targets().to_vec();
+            // The word being typed, as the user means it, and where it ends.
+            let start = chars[..i].iter().rposition(|c| *c == ' ').map_or(0, |p| p + 1);
+            let end = chars[i..].iter().position(|c| *c == ' ').map_or(chars.len(), |p| i + p);
+            let meant: String = chars[start..end].iter().collect();
+            let target = if let Some(k) = panel.predictions().iter().position(|w| *w == meant).filter(|_| chars[i] != ' ') {
+                i = (end + 1).min(chars.len());
+                Target::Word(k)
+            } else {
+                let menu = panel.nav.current().clone();
+                let types = |a: &MenuAction| match a {
+                    MenuAction::Type(t) => t.chars().eq(std::iter::once(chars[i])),
+                    MenuAction::Keys(k) => chars[i] == ' ' && matches!(k.keys(), [crate::command::Key::Space]),
+                    _ => false,
+                };
+                let item = menu.items.iter().position(|it| types(&it.action)).ok_or(KeyboardEvalError::NoKey(chars[i]))?;
+                if targets.contains(&Target::Item(item)) {
+                    i += 1;
+                    Target::Item(item)
+                } else {
+                    let first_shown = targets.iter().find_map(|t| if let Target::Item(j) = t { Some(*j) } else { None }).unwrap_or(0);
+                    if item < first_shown { Target::Previous } else { Target::More }
+                }
+            };
+            let index = targets.iter().position(|t| *t == target).ok_or(KeyboardEvalError::NoKey(chars[i.min(chars.len() - 1)]))?;
+            let (r, c) = row_and_column(&rows, index);
+            cost.scan_steps += r + c;
+            cost.selections += 1;
+            if let Some(Outcome::Close) = panel.choose(target) {
+                break;
+            }
+        }
+        // The phrase was typed as meant.
+        debug_assert_eq!(panel.echo().trim_end(), phrase.as_str());
+    }
+    Ok(cost)
+}
+
+/// The menu window's panels measured: the default bottom dock and a side
+/// dock, on a 1920×1080 screen at the default zoom of 1.5 (1280×720 points;
+/// a dock is 45 % of the screen; the title row takes 60 points).
+pub const PANELS: [(&str, PanelSize); 2] = [("bottom dock (default), 1280×264 pt, wide", (1280.0, 264.0, 3, true)), ("right dock, 560×660 pt, 3 columns", (560.0, 660.0, 3, false))];
+
+/// The table of `docs/keyboard.md`: each panel without and with prediction.
+///
+/// # Errors
+/// See [`measure`].
+pub fn table(phrases: &[String], menus_dir: &Path) -> Result<String, KeyboardEvalError> {
+    let mut s = String::from("| panel | prediction | dwells per char | switch presses per char | scan steps per char | keystrokes saved |\n|---|---|---|---|---|---|\n");
+    for (name, size) in PANELS {
+        let plain = measure(phrases, menus_dir, size, false)?;
+        let predicted = measure(phrases, menus_dir, size, true)?;
+        for (label, c) in [("no", plain), ("yes", predicted)] {
+            let saved = 100.0 * (1.0 - c.selections as f64 / plain.selections.max(1) as f64);
+            s.push_str(&format!(
+                "| {name} | {label} | {:.2} | {:.2} | {:.2} | {saved:.1} % |\n",
+                c.dwells_per_char(),
+                c.presses_per_char(),
+                c.scan_steps_per_char()
+            ));
+        }
+    }
+    let n: usize = phrases.len();
+    let chars: usize = phrases.iter().map(|p| p.chars().count()).sum();
+    s.push_str(&format!("\n{n} phrases, {chars} characters (lower-cased letters and spaces).\n"));
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped_menus() -> std::path::PathBuf {
+        crate::data_dir().join("menus")
+    }
+
+    /// A panel large enough for every key on one page: "hello there" is 11
+    /// selections letter by letter; with prediction, each word takes a
+    /// letter or two and one selection for its rest and its space.
+    #[test]
+    fn typing_costs_one_selection_a_key_and_a_predicted_word_one_for_its_rest() {
+        let phrases = vec!["hello there".to_string()];
+        let size = (1900.0, 1000.0, 12, true);
+        let plain = measure(&phrases, &shipped_menus(), size, false).expect("measure");
+        assert_eq!((plain.chars, plain.selections), (11, 11), "{plain:?}");
+        let predicted = measure(&phrases, &shipped_menus(), size, true).expect("measure");
+        assert!(predicted.selections < plain.selections && predicted.selections >= 4, "{predicted:?}");
+        // A small panel pages: the same phrase costs more selections than keys.
+        let small = measure(&phrases, &shipped_menus(), (700.0, 400.0, 3, false), false).expect("measure");
+        assert!(small.selections > plain.selections, "{small:?}");
+    }
+
+    #[test]
+    fn phrases_are_lower_cased_letters_and_spaces() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("p.txt");
+        std::fs::write(&p, "I can see the rings on Saturn\n\nthree  two, one!\n").expect("write");
+        assert_eq!(load_phrases(&p).expect("load"), vec!["i can see the rings on saturn", "three two one"]);
+        assert!(load_phrases(&dir.path().join("none.txt")).expect_err("missing").to_string().contains("none.txt"));
+    }
+}

@@ -1,0 +1,231 @@
+//! Word prediction for the on-screen keyboard: the words that complete what
+//! the user has typed of a word, most likely first, from a shipped frequency
+//! list (`assets/words/en.tsv`) and the user's own words, which it learns
+//! (per profile, `words.txt`, saved atomically). It uses nothing else of
+//! the crate but `fs` and `data_dir`.
+//!
+//! A word the user has typed before ranks above the shipped words it shares
+//! a beginning with, the more often typed the higher: people reuse their
+//! own vocabulary (names, places, their condition's terms) far more than a
+//! general list predicts.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Prediction failures.
+#[derive(Debug, thiserror::Error)]
+pub enum PredictError {
+    #[error("cannot read the word list {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}: line {line} is not `word<TAB>number`")]
+    Format { path: PathBuf, line: usize },
+    #[error("cannot save the learned words to {path}: {source}")]
+    Save { path: PathBuf, source: std::io::Error },
+}
+
+/// A word as the list and the learning keep it: lower-case letters, perhaps one apostrophe.
+#[must_use]
+pub fn is_word(w: &str) -> bool {
+    !w.is_empty() && w.len() <= 40 && w.chars().all(|c| c.is_alphabetic() || c == '\'') && w.chars().next().is_some_and(char::is_alphabetic)
+}
+
+/// Word prediction: the shipped list and the user's words.
+#[derive(Debug, Clone, Default)]
+pub struct Predictor {
+    /// Shipped words in alphabetical order, each with its frequency (0..1).
+    words: Vec<(String, f64)>,
+    /// The user's words and how often each was typed.
+    user: BTreeMap<String, u32>,
+}
+
+/// A user word typed once ranks like a shipped word used this often (one
+/// word in 500: the ~200 most common words); each further use counts again.
+const USER_WEIGHT: f64 = 2e-3;
+
+impl Predictor {
+    /// The shipped list (`word<TAB>centibels` lines; `#` starts a comment).
+    ///
+    /// # Errors
+    /// The file cannot be read, or a line is malformed (named).
+    pub fn load(path: &Path) -> Result<Self, PredictError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PredictError::Read { path: path.to_path_buf(), source })?;
+        let mut words = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let (w, cb) = line.split_once('\t').ok_or_else(|| PredictError::Format { path: path.to_path_buf(), line: i + 1 })?;
+            let cb: f64 = cb.trim().parse().map_err(|_| PredictError::Format { path: path.to_path_buf(), line: i + 1 })?;
+            if is_word(w) {
+                words.push((w.to_string(), 10f64.powf(cb / 100.0)));
+            }
+        }
+        words.sort_by(|a, b| a.0.cmp(&b.0));
+        words.dedup_by(|a, b| a.0 == b.0);
+        Ok(Self { words, user: BTreeMap::new() })
+    }
+
+    /// The shipped list of this installation (`assets/words/en.tsv`).
+    ///
+    /// # Errors
+    /// See [`Predictor::load`].
+    pub fn shipped() -> Result<Self, PredictError> {
+        Self::load(&crate::data_dir().join("assets").join("words").join("en.tsv"))
+    }
+
+    /// Adds the user's words from `words.txt` (`word<TAB>count`); a missing
+    /// file is no words yet, and a line that is not a word and a count is skipped.
+    ///
+    /// # Errors
+    /// The file exists but cannot be read.
+    pub fn load_user(&mut self, path: &Path) -> Result<(), PredictError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(source) => return Err(PredictError::Read { path: path.to_path_buf(), source }),
+        };
+        for line in text.lines() {
+            if let Some((w, n)) = line.split_once('\t')
+                && let Ok(n) = n.trim().parse::<u32>()
+                && is_word(w)
+            {
+                *self.user.entry(w.to_lowercase()).or_insert(0) += n;
+            }
+        }
+        Ok(())
+    }
+
+    /// Saves the user's words atomically (the old file or the whole new one).
+    ///
+    /// # Errors
+    /// The folder cannot be written.
+    pub fn save_user(&self, path: &Path) -> Result<(), PredictError> {
+        let mut text = String::from("# Words this user typed, and how often (Facemouse's word prediction learns them)\n");
+        for (w, n) in &self.user {
+            text.push_str(&format!("{w}\t{n}\n"));
+        }
+        crate::fs::write_atomic(path, text.as_bytes()).map_err(|source| PredictError::Save { path: path.to_path_buf(), source })
+    }
+
+    /// Learns a word the user finished typing (letters only count).
+    pub fn learn(&mut self, word: &str) {
+        let w = word.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
+        if is_word(&w) {
+            *self.user.entry(w).or_insert(0) += 1;
+        }
+    }
+
+    /// How often the user typed `word`.
+    #[must_use]
+    pub fn learned(&self, word: &str) -> u32 {
+        self.user.get(&word.to_lowercase()).copied().unwrap_or(0)
+    }
+
+    /// Up to `n` words that begin with `prefix` (case ignored), most likely
+    /// first, never `prefix` itself. Written as the user began them: a
+    /// capital first letter stays, and "i" is "I".
+    #[must_use]
+    pub fn suggest(&self, prefix: &str, n: usize) -> Vec<String> {
+        let p = prefix.to_lowercase();
+        if p.is_empty() || n == 0 {
+            return Vec::new();
+        }
+        let start = self.words.partition_point(|(w, _)| w.as_str() < p.as_str());
+        let mut scored: BTreeMap<&str, f64> = BTreeMap::new();
+        for (w, f) in self.words[start..].iter().take_while(|(w, _)| w.starts_with(&p)) {
+            scored.insert(w, *f);
+        }
+        for (w, count) in self.user.range(p.clone()..).take_while(|(w, _)| w.starts_with(&p)) {
+            *scored.entry(w).or_insert(0.0) += USER_WEIGHT * f64::from(*count);
+        }
+        scored.remove(p.as_str());
+        let mut best: Vec<(&str, f64)> = scored.into_iter().collect();
+        best.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let capital = prefix.chars().next().is_some_and(char::is_uppercase);
+        best.into_iter().take(n).map(|(w, _)| shown(w, capital)).collect()
+    }
+}
+
+/// A word as it is typed: "I" and its contractions capitalized, and a capital first letter kept.
+fn shown(w: &str, capital: bool) -> String {
+    let mut chars = w.chars();
+    match chars.next() {
+        Some(first) if capital || w == "i" || w.starts_with("i'") => first.to_uppercase().chain(chars).collect(),
+        _ => w.to_string(),
+    }
+}
+
+/// What the user is typing now: the letters at the end of `typed` (empty after a space).
+#[must_use]
+pub fn current_word(typed: &str) -> &str {
+    let start = typed.rfind(|c: char| !(c.is_alphabetic() || c == '\'')).map_or(0, |i| i + typed[i..].chars().next().map_or(1, char::len_utf8));
+    &typed[start..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(dir: &Path) -> Predictor {
+        let p = dir.join("en.tsv");
+        std::fs::write(&p, "# test\nthe\t-127\nthey\t-260\nthere\t-250\nthen\t-270\nhello\t-400\nhelp\t-350\ni\t-191\ni'm\t-280\n").expect("write");
+        Predictor::load(&p).expect("load")
+    }
+
+    #[test]
+    fn the_likeliest_completions_come_first_and_the_prefix_itself_never() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = list(dir.path());
+        assert_eq!(p.suggest("th", 3), vec!["the", "there", "they"]);
+        assert_eq!(p.suggest("the", 5), vec!["there", "they", "then"], "not 'the' itself");
+        assert_eq!(p.suggest("He", 2), vec!["Help", "Hello"], "a capital stays");
+        assert_eq!(p.suggest("i", 2), vec!["I'm"], "I is a capital");
+        assert!(p.suggest("", 3).is_empty() && p.suggest("xyz", 3).is_empty());
+    }
+
+    #[test]
+    fn the_users_own_words_rise_and_are_saved_atomically() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut p = list(dir.path());
+        assert_eq!(p.suggest("he", 1), vec!["help"]);
+        p.learn("Hello,");
+        p.learn("hello");
+        assert_eq!(p.learned("hello"), 2);
+        assert_eq!(p.suggest("he", 1), vec!["hello"], "twice typed beats the list");
+        p.learn("Helsinki");
+        assert!(p.suggest("hel", 3).contains(&"helsinki".to_string()), "a new word is learned");
+        let words = dir.path().join("words.txt");
+        p.save_user(&words).expect("save");
+        let mut again = list(dir.path());
+        again.load_user(&words).expect("load");
+        assert_eq!((again.learned("hello"), again.learned("helsinki")), (2, 1));
+        // Nothing of a broken line is taken, and a missing file is no words.
+        std::fs::write(&words, "hello\t3\n\u{0}\tx\n1234\t5\n").expect("write");
+        let mut third = list(dir.path());
+        third.load_user(&words).expect("load");
+        assert_eq!(third.learned("hello"), 3);
+        third.load_user(&dir.path().join("none.txt")).expect("missing is fine");
+    }
+
+    #[test]
+    fn the_word_being_typed_is_the_letters_at_the_end() {
+        assert_eq!(current_word("hello wor"), "wor");
+        assert_eq!(current_word("hello "), "");
+        assert_eq!(current_word("don't"), "don't");
+        assert_eq!(current_word("café"), "café");
+        assert_eq!(current_word(""), "");
+    }
+
+    #[test]
+    fn the_shipped_list_loads_and_knows_common_words() {
+        let p = Predictor::shipped().expect("the shipped word list");
+        assert!(p.words.len() > 10_000);
+        assert_eq!(p.suggest("th", 1), vec!["the"]);
+        assert!(p.suggest("beca", 3).contains(&"because".to_string()));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let bad = dir.path().join("bad.tsv");
+        std::fs::write(&bad, "word\n").expect("write");
+        let e = Predictor::load(&bad).expect_err("malformed").to_string();
+        assert!(e.contains("bad.tsv") && e.contains("line 1"), "{e}");
+    }
+}
