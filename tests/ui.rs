@@ -336,6 +336,35 @@ fn a_predicted_word_types_its_rest_and_is_learned_for_the_profile() {
     assert_eq!(h.state().panel.predictions().first(), Some(&chosen));
 }
 
+/// A low panel (the default bottom dock) has no room for the words' row
+/// beside a row of keys: there is no prediction, and the navigation row
+/// (More, Back, Home, Close) stays inside the window while typing.
+#[test]
+fn a_low_keyboard_keeps_its_navigation_row_on_screen() {
+    let dir = user_menus();
+    let menus = menus::load_dir(dir.path()).expect("menus");
+    let panel = MenuPanel::new(Navigator::new(menus), dir.path().to_path_buf(), 3, false, 1000.0, 60_000.0);
+    let height = 300.0;
+    let mut h = Harness::builder().with_size(egui::vec2(1200.0, height)).build_ui_state(
+        |ui, s: &mut State| {
+            if let Some(o) = s.panel.show(ui, 0.0) {
+                s.outcomes.push(o);
+            }
+        },
+        State { panel, outcomes: Vec::new() },
+    );
+    h.run_steps(1);
+    h.state_mut().panel.nav.open("keyboard");
+    h.run_steps(2);
+    press(&mut h, "e");
+    h.run_steps(1);
+    assert!(h.state().panel.predictions().is_empty(), "no room for the words' row");
+    for label in ["More", "Back", "Home", "Close menu", "Space"] {
+        let r = h.get_by_label(label).rect();
+        assert!(r.bottom() <= height && r.right() <= 1200.0, "{label} at {r:?} is outside the window");
+    }
+}
+
 fn chord(s: &str) -> facemouse::command::Chord {
     facemouse::command::Chord::parse(s).expect("chord")
 }

@@ -127,6 +127,8 @@ pub struct MenuPanel {
     predictor: Option<crate::predict::Predictor>,
     words: Vec<String>,
     words_for: String,
+    /// Whether the layout has the words' row (typing, and room for it).
+    words_row: bool,
 }
 
 /// At most this many predicted words, in one row above the keys.
@@ -158,6 +160,7 @@ impl MenuPanel {
             predictor: None,
             words: Vec::new(),
             words_for: String::new(),
+            words_row: false,
         }
         .with_prediction()
     }
@@ -344,8 +347,9 @@ impl MenuPanel {
 
     /// The page's items and the navigation row, laid out for `height` points.
     fn layout(&mut self, menu: &Menu, width: f32, height: f32) -> Vec<usize> {
-        let fit = ((width + TARGET_GAP) / (TARGET_SIZE[0] + TARGET_GAP)).floor() as usize;
-        let cols = if self.wide { self.columns.max(fit.min(12)) } else { self.columns };
+        let fit_width = ((width + TARGET_GAP) / (TARGET_SIZE[0] + TARGET_GAP)).floor() as usize;
+        // Never more columns than fit: a target cut off at the window's edge is half a target.
+        let cols = if self.wide { self.columns.max(fit_width.min(12)) } else { self.columns.min(fit_width).max(1) };
         let of = (self.nav.current_name().to_string(), self.nav.depth());
         if of != self.page_of {
             self.page = 0;
@@ -355,16 +359,24 @@ impl MenuPanel {
         // Keyboard menus: the words that complete the one being typed, in a row of their own.
         let typing = self.nav.current_name().starts_with("keyboard");
         let word = if typing { crate::predict::current_word(&self.echo).to_string() } else { String::new() };
-        if word != self.words_for || !typing {
+        if word != self.words_for || !typing || self.words.is_empty() {
             self.words = self.predictor.as_ref().map(|p| p.suggest(&word, MAX_WORDS.min(cols))).unwrap_or_default();
             self.words_for = word;
         }
-        // The row is kept while typing even when empty, so that the keys never move under the user.
-        let word_rows = usize::from(typing && self.predictor.is_some());
-        // The navigation row holds at most five targets.
-        let nav_rows = 5usize.div_ceil(cols) + word_rows;
+        // The navigation row holds at most five targets, as many to a row as
+        // the width allows, so that it takes as little height as it can.
+        let nav_cols = fit_width.max(cols).max(1);
+        let nav_rows = 5usize.div_ceil(nav_cols);
         let row_h = TARGET_SIZE[1] + TARGET_GAP;
-        let fit = ((height / row_h).floor() as usize).saturating_sub(nav_rows).max(1);
+        let rows_left = ((height / row_h).floor() as usize).saturating_sub(nav_rows);
+        // The words get a row of their own while typing, kept even when
+        // empty so the keys never move, but only where a row of keys fits
+        // besides: the navigation row must never be pushed off the window.
+        self.words_row = typing && self.predictor.is_some() && rows_left >= 2;
+        if !self.words_row {
+            self.words.clear();
+        }
+        let fit = rows_left.saturating_sub(usize::from(self.words_row)).max(1);
         let per_page = fit * cols;
         let pages = menu.items.len().div_ceil(per_page).max(1);
         self.page = self.page.min(pages - 1);
@@ -385,7 +397,7 @@ impl MenuPanel {
         nav.push(Target::Close);
         let mut rows = Scanner::rows_of(self.words.len(), cols);
         rows.extend(Scanner::rows_of(shown.len(), cols));
-        rows.extend(Scanner::rows_of(nav.len(), cols));
+        rows.extend(Scanner::rows_of(nav.len(), nav_cols));
         self.targets.extend(nav);
         rows
     }
@@ -394,7 +406,8 @@ impl MenuPanel {
     pub fn show(&mut self, ui: &mut egui::Ui, t_ms: f64) -> Option<Outcome> {
         let menu = self.nav.current().clone();
         let page = self.page;
-        ui.horizontal(|ui| {
+        // Wrapped: on a narrow window the echo line and Edit menu go to the next line, not off the edge.
+        ui.horizontal_wrapped(|ui| {
             ui.heading(RichText::new(&menu.title).size(28.0));
             if self.nav.current_name().starts_with("keyboard") {
                 // The echo line: what was typed, so the user sees it without
@@ -417,7 +430,7 @@ impl MenuPanel {
             self.scanner.tick(t_ms, &rows);
         }
         let lit = if self.scanning { self.scanner.lit() } else { 0..0 };
-        if self.words.is_empty() && self.nav.current_name().starts_with("keyboard") && self.predictor.is_some() {
+        if self.words.is_empty() && self.words_row {
             // The predictions' row, empty for now: the keys stay where they are.
             ui.add_space(TARGET_SIZE[1] + TARGET_GAP);
         }
@@ -429,7 +442,8 @@ impl MenuPanel {
                 ui.spacing_mut().item_spacing.x = TARGET_GAP;
                 for target in &targets[k..k + n] {
                     let b = super::style::target_button(ui, RichText::new(target.label(&menu, &self.words)).size(22.0), lit.contains(&k));
-                    let resp = ui.add(b.min_size(egui::vec2(TARGET_SIZE[0], TARGET_SIZE[1])));
+                    // Every target the same size, a long label wrapped inside it: the grid is what the layout planned.
+                    let resp = ui.add_sized(egui::vec2(TARGET_SIZE[0], TARGET_SIZE[1]), b.wrap_mode(egui::TextWrapMode::Wrap));
                     // A click or a dwell: once, until the pointer leaves.
                     if self.act.target(ui, &resp, self.dwell_ms) {
                         chosen = Some(*target);
