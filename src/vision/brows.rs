@@ -95,6 +95,13 @@ impl BrowSwitch {
         self.raised_at.is_some()
     }
 
+    /// Forgets everything (the rest level too), keeping its buffers.
+    pub fn restart(&mut self) {
+        self.rest.clear();
+        (self.above_since, self.raised_at, self.released_at, self.at_rest) = (None, None, None, None);
+        self.last_lift = 0.0;
+    }
+
     /// How much the measure wanders at rest (a robust standard deviation).
     #[must_use]
     pub fn spread(&self) -> f64 {
@@ -125,9 +132,11 @@ pub struct Brows {
     look: Option<Look>,
 }
 
-/// A look under way: the eyes' closures that define it, and its own switch.
+/// A look under way: the eyes' closures that define it, and its own switch
+/// (kept between looks for its buffers; `active` while a look holds).
 #[derive(Debug, Clone)]
 struct Look {
+    active: bool,
     closure: (f64, f64),
     switch: BrowSwitch,
 }
@@ -136,6 +145,9 @@ impl Look {
     /// Whether `closure` is still this look: each eye within `LOOK_STEADY`
     /// (absolute, in closure spans, or as a share of its closure, whichever is larger).
     fn holds(&self, closure: (f64, f64)) -> bool {
+        if !self.active {
+            return false;
+        }
         let near = |a: f64, b: f64| (a - b).abs() <= LOOK_STEADY.0.max(LOOK_STEADY.1 * a.abs());
         near(self.closure.0, closure.0) && near(self.closure.1, closure.1)
     }
@@ -154,8 +166,14 @@ impl Brows {
                 self.open.eyes_shut();
             }
             self.open.update(None, t_ms, timing, events);
-            if !self.look.as_ref().is_some_and(|l| l.holds(closure)) {
-                self.look = Some(Look { closure, switch: BrowSwitch::default() });
+            match self.look.as_mut() {
+                Some(look) if look.holds(closure) => {}
+                // Another look: its level is learned afresh (in the same buffers).
+                Some(look) => {
+                    (look.active, look.closure) = (true, closure);
+                    look.switch.restart();
+                }
+                None => self.look = Some(Look { active: true, closure, switch: BrowSwitch::default() }),
             }
             if let Some(look) = self.look.as_mut() {
                 // A closure may still be a blink: its level is learned, but no raise starts in it.
@@ -171,7 +189,10 @@ impl Brows {
             }
         } else {
             // Back to the open eyes: the look's level is forgotten (and a raise in it let go).
-            self.look = None;
+            if let Some(look) = self.look.as_mut().filter(|l| l.active) {
+                look.active = false;
+                look.switch.restart();
+            }
             self.open.update(dist, t_ms, timing, events);
         }
         self.raised()
@@ -180,13 +201,13 @@ impl Brows {
     /// Whether the brows are raised now.
     #[must_use]
     pub fn raised(&self) -> bool {
-        self.open.raised() || self.look.as_ref().is_some_and(|l| l.switch.raised())
+        self.open.raised() || self.look.as_ref().is_some_and(|l| l.active && l.switch.raised())
     }
 
     /// The last lift above the rest level in force (for diagnostics and plots).
     #[must_use]
     pub fn last_lift(&self) -> f64 {
-        self.look.as_ref().map_or(self.open.last_lift, |l| l.switch.last_lift)
+        self.look.as_ref().filter(|l| l.active).map_or(self.open.last_lift, |l| l.switch.last_lift)
     }
 }
 
