@@ -356,25 +356,22 @@ impl MenuPanel {
             self.page_of = of;
         }
         let depth = self.nav.depth();
-        // Keyboard menus: the words that complete the one being typed, in a row of their own.
-        let typing = self.nav.current_name().starts_with("keyboard");
-        let word = if typing { crate::predict::current_word(&self.echo).to_string() } else { String::new() };
-        if word != self.words_for || !typing || self.words.is_empty() {
-            self.words = self.predictor.as_ref().map(|p| p.suggest(&word, MAX_WORDS.min(cols))).unwrap_or_default();
-            self.words_for = word;
-        }
         // The navigation row holds at most five targets, as many to a row as
         // the width allows, so that it takes as little height as it can.
         let nav_cols = fit_width.max(cols).max(1);
         let nav_rows = 5usize.div_ceil(nav_cols);
         let row_h = TARGET_SIZE[1] + TARGET_GAP;
         let rows_left = ((height / row_h).floor() as usize).saturating_sub(nav_rows);
-        // The words get a row of their own while typing, kept even when
-        // empty so the keys never move, but only where a row of keys fits
-        // besides: the navigation row must never be pushed off the window.
+        // Keyboard menus: the words that complete the one being typed, in a
+        // row of their own, kept even when empty so the keys never move, but
+        // only where a row of keys fits besides: the navigation row must
+        // never be pushed off the window.
+        let typing = self.nav.current_name().starts_with("keyboard");
         self.words_row = typing && self.predictor.is_some() && rows_left >= 2;
-        if !self.words_row {
-            self.words.clear();
+        let word = if self.words_row { crate::predict::current_word(&self.echo).to_string() } else { String::new() };
+        if word != self.words_for {
+            self.words = self.predictor.as_ref().map(|p| p.suggest(&word, MAX_WORDS.min(cols))).unwrap_or_default();
+            self.words_for = word;
         }
         let fit = rows_left.saturating_sub(usize::from(self.words_row)).max(1);
         let per_page = fit * cols;
