@@ -500,6 +500,20 @@ impl Scanner {
         (0..n.div_ceil(columns)).map(|r| columns.min(n - r * columns)).collect()
     }
 
+    /// Where target `index` (numbered across `rows`) is: its row, and its
+    /// place in the row; `None` past the last target.
+    #[must_use]
+    pub fn place(rows: &[usize], index: usize) -> Option<(usize, usize)> {
+        let mut first = 0;
+        for (r, n) in rows.iter().enumerate() {
+            if index < first + n {
+                return Some((r, index - first));
+            }
+            first += n;
+        }
+        None
+    }
+
     /// The highlighted row, and the highlighted target if inside a row.
     #[must_use]
     pub fn highlight(&self) -> (usize, Option<usize>) {
@@ -635,6 +649,15 @@ mod tests {
             let text = toml::to_string_pretty(&m.to_file()).expect("toml");
             assert_eq!(parse(Path::new(&name), &text).expect("parses"), m, "{name}");
         }
+    }
+
+    #[test]
+    fn a_target_is_found_in_uneven_rows() {
+        let rows = [4, 4, 2, 3];
+        assert_eq!(Scanner::place(&rows, 0), Some((0, 0)));
+        assert_eq!(Scanner::place(&rows, 9), Some((2, 1)));
+        assert_eq!(Scanner::place(&rows, 12), Some((3, 2)));
+        assert_eq!(Scanner::place(&rows, 13), None);
     }
 
     #[test]

@@ -207,12 +207,10 @@ fn small_harness(dir: &Path, scanning: bool) -> Harness<'static, State> {
     )
 }
 
-/// Scan steps to select target `k` of `targets` laid out `columns` to a row
-/// (items first, then the navigation row): wait for its row, switch, wait
-/// for it in the row, switch.
-fn scan_steps(targets: &[Target], columns: usize, k: usize) -> usize {
-    let items = targets.iter().filter(|t| matches!(t, Target::Item(_))).count();
-    let (row, col) = if k < items { (k / columns, k % columns) } else { (items.div_ceil(columns) + (k - items) / columns, (k - items) % columns) };
+/// Scan steps to select target `k` in the panel's rows as shown: wait for
+/// its row, switch, wait for it in the row, switch.
+fn scan_steps(rows: &[usize], k: usize) -> usize {
+    let (row, col) = menus::Scanner::place(rows, k).expect("the target is on screen");
     row + 1 + col + 1
 }
 
@@ -248,7 +246,8 @@ fn from_every_menu_screen_back_home_and_close_are_near_and_every_item_is_reachab
             }
             for n in needed {
                 let k = targets.iter().position(|t| *t == n).unwrap_or_else(|| panic!("{name}: {n:?} is not on screen: {targets:?}"));
-                assert!(scan_steps(&targets, 3, k) <= 14, "{name}: {n:?} takes {} scan steps", scan_steps(&targets, 3, k));
+                let rows = h.state().panel.rows();
+                assert!(scan_steps(rows, k) <= 14, "{name}: {n:?} takes {} scan steps", scan_steps(rows, k));
             }
             // Everything shown fits the window.
             for node in h.get_all_by_role(egui::accesskit::Role::Button) {

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use crate::menus::{MenuAction, Navigator, Outcome};
+use crate::menus::{MenuAction, Navigator, Outcome, Scanner};
 use crate::ui::menu_panel::{MenuPanel, Target};
 
 /// The cost of typing a phrase set.
@@ -67,18 +67,6 @@ pub fn load_phrases(path: &Path) -> Result<Vec<String>, KeyboardEvalError> {
 /// A menu panel: width and height in points, columns, and whether it is wide (a top or bottom dock).
 pub type PanelSize = (f32, f32, usize, bool);
 
-/// Where `target` is in the scanning order of `rows`: its row and its place in the row.
-fn row_and_column(rows: &[usize], index: usize) -> (usize, usize) {
-    let mut first = 0;
-    for (r, n) in rows.iter().enumerate() {
-        if index < first + n {
-            return (r, index - first);
-        }
-        first += n;
-    }
-    (rows.len(), 0)
-}
-
 /// Types `phrases` with the keyboard menus of `menus_dir` in a panel of
 /// `width`×`height` points with `columns` (wide: a top or bottom dock).
 ///
@@ -133,7 +121,7 @@ pub fn measure(phrases: &[String], menus_dir: &Path, size: PanelSize, predict: b
                 }
             };
             let index = targets.iter().position(|t| *t == target).ok_or(KeyboardEvalError::NoKey(chars[i.min(chars.len() - 1)]))?;
-            let (r, c) = row_and_column(&rows, index);
+            let (r, c) = Scanner::place(&rows, index).unwrap_or((rows.len(), 0));
             cost.scan_steps += r + c;
             cost.selections += 1;
             if let Some(Outcome::Close) = panel.choose(target) {

@@ -77,7 +77,7 @@ impl PointerMapper {
     pub fn new(settings: &PointerSettings) -> Self {
         let s = settings.clone();
         Self {
-            pos: if s.mapping == Mapping::Absolute { s.absolute_area() } else { s.desktop() }.center(),
+            pos: s.mapped_area().center(),
             fx: OneEuro::new(s.min_cutoff, s.beta),
             fy: OneEuro::new(s.min_cutoff, s.beta),
             s,
@@ -125,13 +125,9 @@ impl PointerMapper {
         }
     }
 
-    /// Keeps `p` on the area the mapping covers: the absolute mapping's
-    /// monitor, or (relative) the whole desktop, across monitors.
+    /// Keeps `p` on the area the mapping covers (see [`PointerSettings::mapped_area`]).
     fn clamp(&self, p: Point) -> Point {
-        let a = match self.s.mapping {
-            Mapping::Absolute => self.s.absolute_area(),
-            Mapping::Relative => self.s.desktop(),
-        };
+        let a = self.s.mapped_area();
         let (x0, y0) = (f64::from(a.x), f64::from(a.y));
         let (x1, y1) = (x0 + f64::from(a.width) - 1.0, y0 + f64::from(a.height) - 1.0);
         [p[0].clamp(x0, x1), p[1].clamp(y0, y1)]

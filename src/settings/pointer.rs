@@ -186,6 +186,16 @@ impl PointerSettings {
         if k >= 1 && k <= self.monitors.len() { self.monitors[k - 1] } else { self.desktop() }
     }
 
+    /// The area the mapping keeps the pointer on: the absolute mapping's
+    /// monitor, or (relative) the whole desktop, across monitors.
+    #[must_use]
+    pub fn mapped_area(&self) -> ScreenArea {
+        match self.mapping {
+            Mapping::Absolute => self.absolute_area(),
+            Mapping::Relative => self.desktop(),
+        }
+    }
+
     /// Pose input is in degrees, feature input in eye distances: the pose gains
     /// and dead band are scaled by this many degrees per eye distance.
     pub const DEGREES_PER_IOD: f64 = 40.0;

@@ -116,6 +116,7 @@ pub struct MenuPanel {
     page_of: (String, usize),
     /// The targets as last shown, in scanning order, and their rows.
     targets: Vec<Target>,
+    rows: Vec<usize>,
     /// Docked along the top or bottom edge: as many columns as fit the
     /// width (at least `columns`).
     pub wide: bool,
@@ -155,6 +156,7 @@ impl MenuPanel {
             page: 0,
             page_of: (String::new(), 0),
             targets: Vec::new(),
+            rows: Vec::new(),
             wide: false,
             echo: String::new(),
             predictor: None,
@@ -235,14 +237,19 @@ impl MenuPanel {
         outcome
     }
 
-    /// The targets on screen, in scanning order (the page's items, then the
-    /// navigation row).
+    /// The targets on screen, in scanning order (the predicted words, the
+    /// page's items, then the navigation row).
     #[must_use]
     pub fn targets(&self) -> &[Target] {
         &self.targets
     }
 
-    /// Does what `target` is for.
+    /// How many of [`MenuPanel::targets`] each scanning row holds, as last shown.
+    #[must_use]
+    pub fn rows(&self) -> &[usize] {
+        &self.rows
+    }
+
     /// The echo line: what the keyboard menus typed.
     #[must_use]
     pub fn echo(&self) -> &str {
@@ -283,6 +290,7 @@ impl MenuPanel {
         }
     }
 
+    /// Does what `target` is for.
     fn activate(&mut self, target: Target) -> Option<Outcome> {
         // (Another menu starts at its first page: `layout` sees the change.)
         let from_keyboard = self.nav.current_name().starts_with("keyboard");
@@ -396,6 +404,7 @@ impl MenuPanel {
         rows.extend(Scanner::rows_of(shown.len(), cols));
         rows.extend(Scanner::rows_of(nav.len(), nav_cols));
         self.targets.extend(nav);
+        self.rows.clone_from(&rows);
         rows
     }
 
