@@ -7,7 +7,7 @@
 
 use enigo::{Axis, Coordinate, Direction, Enigo, Key, Keyboard, Mouse, Settings};
 
-use super::{Button, Command, OutputError, PointerSink};
+use super::{Button, Command, Held, OutputError, PointerSink};
 use crate::settings::ScreenArea;
 
 /// The area the pointer may cover: the whole virtual desktop, and its monitors.
@@ -58,7 +58,7 @@ fn in_reading_order(mut monitors: Vec<ScreenArea>) -> Vec<ScreenArea> {
 /// Drives the real pointer.
 pub struct DesktopSink {
     enigo: Enigo,
-    held: Vec<Button>,
+    held: Held,
     desktop: Desktop,
     /// The X display named at start (`None`: `DISPLAY`).
     display: Option<String>,
@@ -126,7 +126,7 @@ impl DesktopSink {
         let settings = Settings { linux_delay: 1, release_keys_when_dropped: true, x11_display: display.map(str::to_string), ..Settings::default() };
         let enigo = Enigo::new(&settings).map_err(|e| OutputError::Backend(format!("{e} (is there a desktop session? on Linux, DISPLAY must name an X server)")))?;
         let desktop = virtual_desktop(&enigo, display)?;
-        let mut sink = Self { enigo, held: Vec::new(), desktop, display: display.map(str::to_string) };
+        let mut sink = Self { enigo, held: Held::default(), desktop, display: display.map(str::to_string) };
         sink.release_stuck_buttons(display);
         Ok(sink)
     }
@@ -226,13 +226,11 @@ impl PointerSink for DesktopSink {
             }
             Command::Press(b) => {
                 self.enigo.button(button(*b), Direction::Press).map_err(backend)?;
-                if !self.held.contains(b) {
-                    self.held.push(*b);
-                }
+                self.held.pressed(*b);
                 Ok(())
             }
             Command::Release(b) => {
-                self.held.retain(|h| h != b);
+                self.held.released(*b);
                 self.enigo.button(button(*b), Direction::Release).map_err(backend)
             }
             Command::Scroll { dx, dy } => {
@@ -258,7 +256,7 @@ impl PointerSink for DesktopSink {
 impl Drop for DesktopSink {
     fn drop(&mut self) {
         // Never leave a button down: the user could not let go of it.
-        for b in std::mem::take(&mut self.held) {
+        for b in self.held.take() {
             let _ = self.enigo.button(button(b), Direction::Release);
         }
     }

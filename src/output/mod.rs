@@ -66,6 +66,35 @@ pub enum OutputError {
     Backend(String),
 }
 
+/// The mouse buttons a desktop sink holds down, so that it can let go of
+/// them all when it ends (a drag must never stay pressed after an exit).
+#[derive(Debug, Default)]
+pub(crate) struct Held(Vec<Button>);
+
+impl Held {
+    /// `b` went down.
+    pub(crate) fn pressed(&mut self, b: Button) {
+        if !self.0.contains(&b) {
+            self.0.push(b);
+        }
+    }
+
+    /// `b` went up (or is being let go of).
+    pub(crate) fn released(&mut self, b: Button) {
+        self.0.retain(|h| *h != b);
+    }
+
+    /// Every button still down, forgotten here.
+    pub(crate) fn take(&mut self) -> Vec<Button> {
+        std::mem::take(&mut self.0)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn buttons(&self) -> &[Button] {
+        &self.0
+    }
+}
+
 /// Performs commands.
 pub trait PointerSink {
     /// Performs one command.
@@ -125,6 +154,18 @@ mod tests {
             assert_eq!(resolve(OutputBackend::Xtest, wayland), OutputBackend::Xtest);
             assert_eq!(resolve(OutputBackend::Uinput, wayland), OutputBackend::Uinput);
         }
+    }
+
+    #[test]
+    fn held_buttons_are_counted_once_and_let_go_of_together() {
+        let mut h = Held::default();
+        h.pressed(Button::Left);
+        h.pressed(Button::Left);
+        h.pressed(Button::Middle);
+        h.released(Button::Middle);
+        h.released(Button::Right);
+        assert_eq!(h.take(), vec![Button::Left]);
+        assert!(h.buttons().is_empty());
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use evdev::uinput::VirtualDevice;
 use evdev::{AbsInfo, AbsoluteAxisCode, AttributeSet, EventType, InputEvent, KeyCode, RelativeAxisCode, UinputAbsSetup};
 
-use super::{Button, Command, Desktop, OutputError, PointerSink};
+use super::{Button, Command, Desktop, Held, OutputError, PointerSink};
 use crate::command::Key;
 
 /// The absolute axes' range: the desktop's width and height map onto 0..=ABS_MAX.
@@ -249,7 +249,7 @@ pub struct UinputSink {
     pointer: VirtualDevice,
     keyboard: VirtualDevice,
     desktop: Desktop,
-    held: Vec<Button>,
+    held: Held,
     events: Vec<InputEvent>,
 }
 
@@ -289,7 +289,7 @@ impl UinputSink {
             .with_keys(&keyboard_keys())
             .and_then(evdev::uinput::VirtualDeviceBuilder::build)
             .map_err(|e| open_error(&e))?;
-        Ok(Self { pointer, keyboard, desktop, held: Vec::new(), events: Vec::with_capacity(8) })
+        Ok(Self { pointer, keyboard, desktop, held: Held::default(), events: Vec::with_capacity(8) })
     }
 
     /// The desktop the pointer covers.
@@ -310,7 +310,7 @@ impl PointerSink for UinputSink {
     fn apply(&mut self, cmd: &Command) -> Result<(), OutputError> {
         if matches!(cmd, Command::ReleaseHeld) {
             // Only this process's own buttons can be seen (and released) here.
-            for b in std::mem::take(&mut self.held) {
+            for b in self.held.take() {
                 self.send(&[Ev::key(button(b), false)])?;
             }
             return Ok(());
@@ -319,8 +319,8 @@ impl PointerSink for UinputSink {
             self.send(&batch)?;
         }
         match cmd {
-            Command::Press(b) if !self.held.contains(b) => self.held.push(*b),
-            Command::Release(b) => self.held.retain(|h| h != b),
+            Command::Press(b) => self.held.pressed(*b),
+            Command::Release(b) => self.held.released(*b),
             _ => {}
         }
         Ok(())
@@ -330,7 +330,7 @@ impl PointerSink for UinputSink {
 impl Drop for UinputSink {
     fn drop(&mut self) {
         // Never leave a button down: the user could not let go of it.
-        for b in std::mem::take(&mut self.held) {
+        for b in self.held.take() {
             let _ = self.send(&[Ev::key(button(b), false)]);
         }
     }
@@ -423,9 +423,9 @@ mod tests {
                     _ => eprintln!("the pointer device's node could not be read back; only the sending was checked"),
                 }
                 sink.apply(&Command::Press(Button::Left)).expect("press");
-                assert_eq!(sink.held, vec![Button::Left]);
+                assert_eq!(sink.held.buttons(), [Button::Left]);
                 sink.apply(&Command::Release(Button::Left)).expect("release");
-                assert!(sink.held.is_empty());
+                assert!(sink.held.buttons().is_empty());
             }
             Err(e) => {
                 let msg = e.to_string();
