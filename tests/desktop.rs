@@ -51,6 +51,13 @@ fn display_in_use(num: usize) -> bool {
     }
 }
 
+/// The default profile of the config folder `config`, with this `settings.toml`.
+fn default_profile(config: &Path, settings: &str) {
+    let profile = config.join("profiles/default");
+    std::fs::create_dir_all(&profile).expect("profile");
+    std::fs::write(profile.join("settings.toml"), settings).expect("settings");
+}
+
 /// `facemouse` on the private display, with its own config folder and
 /// software OpenGL (for the window).
 fn facemouse(x: &Xvfb, config: &Path) -> Command {
@@ -258,9 +265,7 @@ fn a_signal_during_a_drag_leaves_no_button_pressed() {
     cfg.motion_px = (20.0, 10.0);
     cfg.script = vec![ScriptEvent { start_ms: 800.0, action: Action::Blink { closed_ms: 80.0 } }, raise(3600.0, 450.0)];
     synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, tmp.path()).expect("clip");
-    let profile = tmp.path().join("config/profiles/default");
-    std::fs::create_dir_all(&profile).expect("mkdir");
-    std::fs::write(profile.join("settings.toml"), "[switch]\nbrow_raise = \"drag_toggle\"\n").expect("profile");
+    default_profile(&tmp.path().join("config"), "[switch]\nbrow_raise = \"drag_toggle\"\n");
     for signal in ["TERM", "INT", "HUP", "QUIT"] {
         let win = window(&x.display);
         let trace = tmp.path().join(format!("{signal}.jsonl"));
@@ -550,6 +555,16 @@ fn xdotool(x: &Xvfb, args: &[&str]) -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// A private X server where xdotool works, or says why there is none.
+fn xvfb_with_xdotool() -> Option<Xvfb> {
+    let x = xvfb()?;
+    if xdotool(&x, &["getmouselocation"]).is_none() {
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return None;
+    }
+    Some(x)
+}
+
 /// The menu types into the user's application, so neither of our windows
 /// keeps the keyboard focus: with a window manager, the user's window (here a
 /// test window) still has the focus after the window and its menu open and
@@ -616,19 +631,9 @@ fn neither_window_takes_the_keyboard_focus_from_the_users_application() {
 /// (the face's own gestures are unbound, so every click seen is a press).
 #[test]
 fn a_key_or_a_switch_button_is_the_switch() {
-    let Some(x) = xvfb() else { return };
-    if xdotool(&x, &["getmouselocation"]).is_none() {
-        eprintln!("skipped: xdotool is not installed (make test installs it)");
-        return;
-    }
+    let Some(x) = xvfb_with_xdotool() else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
-    let profile = tmp.path().join("config/profiles/default");
-    std::fs::create_dir_all(&profile).expect("profile");
-    std::fs::write(
-        profile.join("settings.toml"),
-        "[switch]\nbrow_raise = \"none\"\nlong_blink = \"none\"\nexternal_key = \"f12\"\nexternal_button = 9\nexternal = \"click_right\"\n",
-    )
-    .expect("settings");
+    default_profile(&tmp.path().join("config"), "[switch]\nbrow_raise = \"none\"\nlong_blink = \"none\"\nexternal_key = \"f12\"\nexternal_button = 9\nexternal = \"click_right\"\n");
     let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
     let mut child = facemouse(&x, &tmp.path().join("config")).arg("--headless").arg("--source").arg(&clip).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("facemouse");
     let out = child.stdout.take().expect("stdout");
@@ -658,17 +663,11 @@ fn a_key_or_a_switch_button_is_the_switch() {
 /// screen, where the text being typed is.
 #[test]
 fn the_menu_window_docks_to_the_chosen_edge_inside_the_screen() {
-    let Some(x) = xvfb() else { return };
-    if xdotool(&x, &["getmouselocation"]).is_none() {
-        eprintln!("skipped: xdotool is not installed (make test installs it)");
-        return;
-    }
+    let Some(x) = xvfb_with_xdotool() else { return };
     let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
     for (dock, expect) in [("bottom", "bottom"), ("right", "right")] {
         let tmp = tempfile::tempdir().expect("tempdir");
-        let profile = tmp.path().join("config/profiles/default");
-        std::fs::create_dir_all(&profile).expect("profile");
-        std::fs::write(profile.join("settings.toml"), format!("[ui]\nmenu_dock = \"{dock}\"\n")).expect("settings");
+        default_profile(&tmp.path().join("config"), &format!("[ui]\nmenu_dock = \"{dock}\"\n"));
         let mut fm = facemouse(&x, &tmp.path().join("config")).arg("--source").arg(&clip).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
         std::thread::sleep(Duration::from_secs(7));
         let id = xdotool(&x, &["search", "--name", "^Facemouse menu$"]).unwrap_or_default();
