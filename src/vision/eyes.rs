@@ -299,11 +299,9 @@ impl EyeState {
                     if change == HoldChange::Blinked {
                         // A blink while the lids are lowered for a look is a
                         // blink (the held look stays a look: it is not taken
-                        // as the open one, which cost p2 her next blinks).
-                        if self.last_blink.is_none_or(|b| t_ms - b >= BLINK_DEDUPE_MS) {
-                            events.push(Event::Blink);
-                            self.last_blink = Some(t_ms);
-                        }
+                        // as the open one, which cost p2 her next blinks). It
+                        // teaches no closed level: its depth is from the look.
+                        self.give_blink(t_ms, events);
                     }
                     if change != HoldChange::None || self.held_dip.is_some_and(|(since, _)| t_ms - since >= NOT_CLOSED_MS) {
                         c.moved = true;
@@ -475,11 +473,16 @@ impl EyeState {
 
     /// A blink: the event now; what it teaches once the eyes are back at rest.
     fn blink(&mut self, c: &Candidate, t_ms: f64, events: &mut Vec<Event>) {
+        self.give_blink(t_ms, events);
+        self.pending = Some((t_ms, c.peak_depth));
+    }
+
+    /// The blink event, unless one was given within `BLINK_DEDUPE_MS` (the same blink seen twice).
+    fn give_blink(&mut self, t_ms: f64, events: &mut Vec<Event>) {
         if self.last_blink.is_none_or(|b| t_ms - b >= BLINK_DEDUPE_MS) {
             events.push(Event::Blink);
             self.last_blink = Some(t_ms);
         }
-        self.pending = Some((t_ms, c.peak_depth));
     }
 
     /// A blink after which the eyes came back to rest within `CONFIRM_MS`
