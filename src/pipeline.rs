@@ -33,6 +33,8 @@ pub struct Pipeline {
     pending_events: Vec<crate::events::Event>,
     /// Presses of the external switch since the last frame.
     external_presses: u32,
+    /// The desktop dwell counting this frame (where, how far).
+    dwell_ring: Option<(crate::events::Point, f64)>,
 }
 
 impl Pipeline {
@@ -52,6 +54,7 @@ impl Pipeline {
             record: TraceRecord { events: Vec::with_capacity(8), ..TraceRecord::default() },
             pending_events: Vec::new(),
             external_presses: 0,
+            dwell_ring: None,
         }
     }
 
@@ -103,6 +106,20 @@ impl Pipeline {
     /// nothing on the desktop (see [`SwitchDecider::set_to_scanner`]).
     pub fn set_switch_to_scanner(&mut self, to_scanner: bool) {
         self.switch.set_to_scanner(to_scanner);
+    }
+
+    /// Where Facemouse's own windows are: the desktop dwell does nothing there.
+    pub fn set_own_areas(&mut self, areas: &[crate::settings::ScreenArea]) {
+        self.switch.set_own_areas(areas);
+    }
+
+    /// The desktop dwell counting at the last frame: where the pointer
+    /// rests and how far the count has gone (0 to 1). `None` when a dwell
+    /// would do nothing there (none bound, paused, not tracked, on one of
+    /// Facemouse's own windows).
+    #[must_use]
+    pub fn dwell_ring(&self) -> Option<(crate::events::Point, f64)> {
+        self.dwell_ring
     }
 
     /// Pauses or resumes (from the window); returns the commands that leave nothing pressed.
@@ -184,6 +201,8 @@ impl Pipeline {
         rec.events.append(&mut self.pending_events);
         rec.events.extend_from_slice(&self.obs.events);
         self.intents = self.switch.decide(&self.obs, pointer.pos, pointer.dwell, frame.t_ms, &mut self.commands, &mut rec.events);
+        let tracked = self.obs.state == crate::events::TrackState::Tracking;
+        self.dwell_ring = pointer.dwelling.filter(|(at, _)| tracked && self.switch.dwell_acts(*at));
         for _ in 0..std::mem::take(&mut self.external_presses) {
             self.switch.external_press(pointer.pos, frame.t_ms, &mut self.commands, &mut rec.events, &mut self.intents);
         }

@@ -55,6 +55,9 @@ pub enum Intent {
     /// The window's scanning menu is showing and takes the switch: its
     /// clicks select there and press nothing on the desktop.
     SwitchToScanner(bool),
+    /// Where Facemouse's own windows are (desktop pixels): the desktop
+    /// dwell does nothing there, where the windows' own dwell acts.
+    OwnAreas(Vec<crate::settings::ScreenArea>),
     /// The external switch (a key, a switch mouse button) was pressed.
     ExternalSwitch,
     /// No action for this many milliseconds from the next frame on (a
@@ -90,6 +93,9 @@ pub struct Tick<'a> {
     /// Whether this source drives the pointer (a camera, or a recording
     /// with `--drive`): a demo that does not never acts on the window either.
     pub driving: bool,
+    /// A desktop dwell counting: where the pointer rests and how far the
+    /// count has gone (0 to 1), for the ring at the pointer.
+    pub dwell_ring: Option<(Point, f64)>,
 }
 
 /// Receives what a session does.
@@ -119,6 +125,7 @@ pub struct Session {
     models: Option<Models>,
     /// The window's scanning menu takes the switch (kept across sources).
     to_scanner: bool,
+    own_areas: Vec<crate::settings::ScreenArea>,
 }
 
 impl Session {
@@ -126,7 +133,7 @@ impl Session {
     /// recording shown as a demo); `drive` lets it move the real pointer.
     #[must_use]
     pub fn new(settings: Settings, source: SourceSpec, looping: bool, drive: bool) -> Self {
-        Self { settings, source, looping, drive, seq: 0, open: Box::new(|s| capture::spawn(s.clone())), sink: None, models: None, to_scanner: false }
+        Self { settings, source, looping, drive, seq: 0, open: Box::new(|s| capture::spawn(s.clone())), sink: None, models: None, to_scanner: false, own_areas: Vec::new() }
     }
 
     /// Runs `models` (found once for many sessions: an evaluation over many
@@ -199,6 +206,7 @@ impl Session {
                 None => made.insert(Pipeline::new(&fitted, self.models.get_or_insert_with(Models::load))),
             };
             pipeline.set_switch_to_scanner(self.to_scanner);
+            pipeline.set_own_areas(&self.own_areas);
             let mut pending: Vec<Command> = Vec::new();
             let mut quiet: Option<f64> = None;
             let mut seen_status = 0;
@@ -222,6 +230,10 @@ impl Session {
                         Intent::SwitchToScanner(on) => {
                             self.to_scanner = on;
                             pipeline.set_switch_to_scanner(on);
+                        }
+                        Intent::OwnAreas(areas) => {
+                            pipeline.set_own_areas(&areas);
+                            self.own_areas = areas;
                         }
                         Intent::Type(t) => pending.push(Command::Type(t)),
                         Intent::Keys(k) => pending.push(Command::Key(k)),
@@ -275,6 +287,7 @@ impl Session {
                             settings: pipeline.settings(),
                             source: handle.name(),
                             driving: self.drive,
+                            dwell_ring: pipeline.dwell_ring(),
                         };
                         let done = observer.frame(&tick);
                         handle.slot().recycle(frame);
@@ -381,6 +394,9 @@ impl Session {
                     return Waited::Again;
                 }
                 Ok(Intent::Settings(s)) => self.settings = *s,
+                // Kept for the next source's pipeline.
+                Ok(Intent::SwitchToScanner(on)) => self.to_scanner = on,
+                Ok(Intent::OwnAreas(areas)) => self.own_areas = areas,
                 Ok(_) | Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => std::thread::sleep(left.min(Duration::from_millis(100))),
             }

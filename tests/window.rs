@@ -261,3 +261,31 @@ fn desktop_dwell_is_turned_on_and_its_click_chosen_by_dwell() {
     rest_on(&mut h, "Dwell click: left", 12);
     assert!(h.query_by_label("Dwell click: right").is_some(), "the next rest chooses the next click");
 }
+
+#[test]
+fn the_click_toolbar_is_shown_by_dwell_and_chooses_the_next_click_by_dwell() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    h.run_steps(2);
+    assert!(h.query_by_label("Drag").is_none(), "no toolbar until asked for");
+    rest_on(&mut h, "Click toolbar: off", 12);
+    assert!(h.query_by_label("Click toolbar: on").is_some());
+    h.run_steps(2);
+    // The current choice is marked; dwell off is "No click".
+    assert!(h.query_by_label("• No click").is_some());
+    rest_on(&mut h, "Drag", 12);
+    assert!(h.query_by_label("• Drag").is_some() && h.query_by_label("Dwell click: drag").is_some(), "the toolbar's choice is the dwell click");
+    let text = std::fs::read_to_string(tmp.path().join("profiles/default/settings.toml")).expect("settings");
+    let saved = profile::parse_settings(Path::new("settings.toml"), &text).expect("parses");
+    assert_eq!(saved.switch.dwell, facemouse::settings::Action::DragToggle);
+    assert!(saved.ui.click_toolbar);
+    // A long rest on the chosen one changes nothing; the pointer must leave first.
+    rest_on(&mut h, "• Drag", 30);
+    assert!(h.query_by_label("• Drag").is_some());
+    rest_on(&mut h, "No click", 12);
+    assert!(h.query_by_label("Dwell click: off").is_some());
+    rest_on(&mut h, "Click toolbar: on", 12);
+    h.run_steps(2);
+    assert!(h.query_by_label("Right click").is_none(), "hidden again");
+}

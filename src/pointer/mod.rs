@@ -41,6 +41,10 @@ pub struct PointerOut {
     pub dwell: bool,
     /// The pointer was held still for a gesture in progress.
     pub frozen: bool,
+    /// A dwell counting: where the pointer rests and how far the count has
+    /// gone (0 to 1); `None` while it moves, once the dwell has fired, and
+    /// while it is held.
+    pub dwelling: Option<(Point, f64)>,
 }
 
 /// The pointer stage.
@@ -182,7 +186,7 @@ impl PointerMapper {
             self.fx.reset();
             self.fy.reset();
             self.dwell_anchor = None;
-            return PointerOut { pos: self.pos, dwell: false, frozen: true };
+            return PointerOut { pos: self.pos, dwell: false, frozen: true, dwelling: None };
         };
         // Filter in eye-distance units whatever the input, so the same settings smooth both alike.
         let u = self.unit();
@@ -230,7 +234,11 @@ impl PointerMapper {
         }
         self.auto_recenter(input, neutral, t_ms, frozen);
         let dwell = !frozen && self.dwell(t_ms);
-        PointerOut { pos: self.pos, dwell, frozen }
+        let dwelling = match self.dwell_anchor {
+            Some((since, at)) if !frozen && !self.dwell_done && self.s.dwell_ms > 0.0 => Some((at, ((t_ms - since) / self.s.dwell_ms).clamp(0.0, 1.0))),
+            _ => None,
+        };
+        PointerOut { pos: self.pos, dwell, frozen, dwelling }
     }
 
     /// After resting near neutral (within twice the dead band) for the profile's time, recentre.
@@ -288,7 +296,7 @@ mod tests {
     }
 
     fn run(m: &mut PointerMapper, f: impl Fn(usize) -> Point, frames: usize, t0: f64) -> PointerOut {
-        let mut out = PointerOut { pos: [0.0, 0.0], dwell: false, frozen: false };
+        let mut out = PointerOut { pos: [0.0, 0.0], dwell: false, frozen: false, dwelling: None };
         for i in 0..frames {
             out = m.map(&obs(f(i)), None, t0 + i as f64 * 33.3, false);
         }
@@ -422,12 +430,25 @@ mod tests {
         let s = PointerSettings { dwell_ms: 500.0, ..PointerSettings::default() };
         let mut m = PointerMapper::new(&s);
         let mut dwells = 0;
+        let mut last = -1.0;
         for i in 0..60 {
-            if m.map(&obs([320.0, 240.0]), None, f64::from(i) * 33.3, false).dwell {
+            let out = m.map(&obs([320.0, 240.0]), None, f64::from(i) * 33.3, false);
+            if out.dwell {
                 dwells += 1;
+            }
+            // The count the ring shows: rising while it counts, gone once fired.
+            match out.dwelling {
+                Some((at, frac)) => {
+                    assert_eq!(dwells, 0, "no count after the dwell fired (frame {i})");
+                    assert!(frac >= last && frac < 1.0, "frame {i}: {frac} after {last}");
+                    assert_eq!(at, out.pos);
+                    last = frac;
+                }
+                None => assert!(dwells == 1 || i == 0, "frame {i}: no count before the dwell"),
             }
         }
         assert_eq!(dwells, 1);
+        assert!(last > 0.9, "the count came near its end before firing: {last}");
     }
 
     #[test]

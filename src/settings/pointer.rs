@@ -92,6 +92,13 @@ impl ScreenArea {
     pub fn center(&self) -> Point {
         [f64::from(self.x) + f64::from(self.width) / 2.0, f64::from(self.y) + f64::from(self.height) / 2.0]
     }
+
+    /// Whether `p` lies inside.
+    #[must_use]
+    pub fn contains(&self, p: Point) -> bool {
+        let (x, y) = (f64::from(self.x), f64::from(self.y));
+        p[0] >= x && p[1] >= y && p[0] < x + f64::from(self.width) && p[1] < y + f64::from(self.height)
+    }
 }
 
 /// Pointer settings (the profile's `[pointer]` table).

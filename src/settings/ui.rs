@@ -27,6 +27,8 @@ pub struct UiSettings {
     /// The screen edge the menu window docks to, so that it does not cover
     /// the text being typed into.
     pub menu_dock: Dock,
+    /// The click-type toolbar for dwell clicking in other applications.
+    pub click_toolbar: bool,
 }
 
 /// A screen edge for the menu window.
@@ -81,7 +83,7 @@ impl Dock {
 
 impl Default for UiSettings {
     fn default() -> Self {
-        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false, login_grace_s: 10.0, menu_dock: Dock::Bottom }
+        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false, login_grace_s: 10.0, menu_dock: Dock::Bottom, click_toolbar: false }
     }
 }
 

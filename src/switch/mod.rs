@@ -23,6 +23,7 @@ use crate::output::{Button, Command};
 use crate::vision::Observation;
 
 pub use crate::settings::{Action, SwitchSettings};
+use crate::settings::ScreenArea;
 
 /// What the switch stage decided besides the commands.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -55,6 +56,9 @@ pub struct SwitchDecider {
     to_scanner: bool,
     /// No action before this time (a start at login).
     quiet_until: Option<f64>,
+    /// Facemouse's own windows: a dwell there is theirs (they fire their
+    /// own targets), so the desktop dwell does nothing there.
+    own_areas: Vec<ScreenArea>,
 }
 
 impl SwitchDecider {
@@ -74,7 +78,22 @@ impl SwitchDecider {
             last_pos: None,
             to_scanner: false,
             quiet_until: None,
+            own_areas: Vec::new(),
         }
+    }
+
+    /// Where Facemouse's own windows are on the desktop (pixels).
+    pub fn set_own_areas(&mut self, areas: &[ScreenArea]) {
+        self.own_areas.clear();
+        self.own_areas.extend_from_slice(areas);
+    }
+
+    /// Whether a dwell with the pointer at `pointer` would act on the
+    /// desktop: a dwell action is bound, nothing is paused, and the pointer
+    /// is not on one of Facemouse's own windows.
+    #[must_use]
+    pub fn dwell_acts(&self, pointer: Point) -> bool {
+        self.s.dwell != Action::None && !self.paused && !self.own_areas.iter().any(|a| a.contains(pointer))
     }
 
     /// No action before `t_ms` (the frames' clock): the grace after a start
@@ -158,7 +177,7 @@ impl SwitchDecider {
                     _ => {}
                 }
             }
-            if dwell && self.s.dwell != Action::None {
+            if dwell && self.dwell_acts(pointer) {
                 events.push(Event::Dwell);
                 triggers.push(self.s.dwell.clone());
             }
@@ -581,6 +600,23 @@ mod tests {
         assert!(r.commands.contains(&Command::DoubleClick(Button::Left)));
         assert!(r.commands.contains(&Command::Click(Button::Right)));
         assert!(r.events.contains(&Event::Dwell));
+    }
+
+    #[test]
+    fn a_dwell_on_facemouses_own_windows_clicks_nothing_on_the_desktop() {
+        let s = SwitchSettings { dwell: Action::ClickLeft, ..SwitchSettings::default() };
+        let mut r = Run::new(s);
+        r.frames(90, &tracked());
+        r.d.set_own_areas(&[ScreenArea { x: 0, y: 500, width: 1280, height: 300 }]);
+        assert!(!r.d.dwell_acts([640.0, 600.0]) && r.d.dwell_acts([640.0, 400.0]));
+        r.d.decide(&tracked(), [640.0, 600.0], true, r.t, &mut r.commands, &mut r.events);
+        assert_eq!(r.presses(), 0, "on the menu window: {:?}", r.commands);
+        assert!(!r.events.contains(&Event::Dwell));
+        r.t += 2000.0;
+        r.d.decide(&tracked(), [640.0, 400.0], true, r.t, &mut r.commands, &mut r.events);
+        assert_eq!(r.presses(), 1, "on the desktop: {:?}", r.commands);
+        r.d.set_paused(true, &mut r.commands, &mut r.events);
+        assert!(!r.d.dwell_acts([640.0, 400.0]), "paused: no dwell");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 mod activate;
 mod calibration;
+mod desktop_dwell;
 pub mod style;
 mod x11;
 pub mod menu_panel;
@@ -127,6 +128,14 @@ pub struct FacemouseApp {
     /// Whether the menu window was last set to take the focus (while
     /// editing); `None` until the menu window is made.
     menu_focus: Option<bool>,
+    /// Where the menu window was last seen (desktop pixels).
+    menu_area: Option<crate::settings::ScreenArea>,
+    /// Dwell clicking in other applications: the click-type toolbar and
+    /// the countdown ring at the pointer.
+    toolbar: desktop_dwell::Toolbar,
+    ring: desktop_dwell::Ring,
+    /// Our windows' places as last sent to the session.
+    own_areas_sent: Vec<crate::settings::ScreenArea>,
     /// The config folder that holds the profiles (the open one's grandparent).
     root: std::path::PathBuf,
     /// Whether this window may save its profile (another window may have it open).
@@ -182,6 +191,10 @@ impl FacemouseApp {
             access,
             drive_lock,
             menu_focus: None,
+            menu_area: None,
+            toolbar: desktop_dwell::Toolbar::default(),
+            ring: desktop_dwell::Ring::default(),
+            own_areas_sent: Vec::new(),
             switch_to_scanner: false,
             login_grace: (login_grace_s > 0.0).then_some((login_grace_s, None)),
             external: None,
@@ -439,6 +452,7 @@ impl FacemouseApp {
             if self.show_menu {
                 self.menu_window(&ctx, t);
             }
+            self.desktop_dwell(&ctx, &snap, None);
             return;
         }
         let new_frame = snap.frame_seq != self.shown_frame;
@@ -534,8 +548,10 @@ impl FacemouseApp {
                 // or which click the next dwell makes.
                 let dwell_action = self.profile.settings.switch.dwell.clone();
                 if dwell_button(ui, big(&format!("Dwell click: {}", dwell_name(&dwell_action))), &mut hover, dwell_ms) {
-                    self.profile.settings.switch.dwell = next_dwell(&dwell_action);
-                    self.send(Intent::Settings(Box::new(self.profile.settings.clone())));
+                    self.set_dwell(next_dwell(&dwell_action));
+                }
+                if dwell_button(ui, big(&format!("Click toolbar: {}", on(ui_s.click_toolbar))), &mut hover, dwell_ms) {
+                    self.profile.settings.ui.click_toolbar = !ui_s.click_toolbar;
                     self.save_profile();
                 }
                 if dwell_button(ui, big(&format!("Menu at: {}", ui_s.menu_dock.name())), &mut hover, dwell_ms) {
@@ -613,7 +629,9 @@ impl FacemouseApp {
         } else {
             // A menu window opened again is a new window: its hint is set again.
             self.menu_focus = None;
+            self.menu_area = None;
         }
+        self.desktop_dwell(&ctx, &snap, desktop_dwell::outer_area(&ctx));
         egui::CentralPanel::default().show(ui, |ui| {
             preview_ui(ui, self.texture.as_ref(), &snap);
             plot_ui(ui, &self.history, &self.profile.settings);
@@ -625,6 +643,37 @@ impl FacemouseApp {
 }
 
 impl FacemouseApp {
+    /// The profile's dwell click (what a rest in another application does),
+    /// applied from the next frame and saved.
+    fn set_dwell(&mut self, action: crate::settings::Action) {
+        self.profile.settings.switch.dwell = action;
+        self.send(Intent::Settings(Box::new(self.profile.settings.clone())));
+        self.save_profile();
+    }
+
+    /// The click-type toolbar (when the profile shows it) and the countdown
+    /// ring at the pointer; then tells the session where our windows are
+    /// (`main`: the main window's place, `None` while minimized), so that
+    /// the desktop dwell leaves them to their own dwell.
+    fn desktop_dwell(&mut self, ctx: &egui::Context, snap: &Snapshot, main: Option<crate::settings::ScreenArea>) {
+        let ui_s = &self.profile.settings.ui;
+        if ui_s.click_toolbar {
+            let current = self.profile.settings.switch.dwell.clone();
+            let dwell_ms = self.profile.settings.pointer.dwell_ms;
+            if let Some(a) = self.toolbar.show(ctx, &current, ui_s.menu_dock, dwell_ms, self.background) {
+                self.set_dwell(a);
+            }
+        } else {
+            self.toolbar.hidden();
+        }
+        self.ring.show(ctx, snap, &self.snapshot);
+        let areas: Vec<crate::settings::ScreenArea> = [main, self.menu_area, self.toolbar.area].into_iter().flatten().collect();
+        // (Sent again next time if the worker's channel was full.)
+        if areas != self.own_areas_sent && self.intents.try_send(Intent::OwnAreas(areas.clone())).is_ok() {
+            self.own_areas_sent = areas;
+        }
+    }
+
     /// The menu: its own always-on-top window, so it stays over the applications it drives.
     fn menu_window(&mut self, ctx: &egui::Context, t: f64) {
         let mut outcome = None;
@@ -646,6 +695,7 @@ impl FacemouseApp {
         }
         let menu = &mut self.menu;
         let background = self.background;
+        let mut area = None;
         ctx.show_viewport_immediate(
             egui::ViewportId::from_hash_of("facemouse-menu"),
             builder,
@@ -654,8 +704,10 @@ impl FacemouseApp {
                 let frame = egui::Frame::central_panel(ui.style()).fill(background);
                 egui::CentralPanel::default().frame(frame).show(ui, |ui| outcome = menu.show(ui, t * 1000.0));
                 closed = ui.ctx().input(|i| i.viewport().close_requested());
+                area = desktop_dwell::outer_area(ui.ctx());
             },
         );
+        self.menu_area = area;
         if closed {
             self.show_menu = false;
         }

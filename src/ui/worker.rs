@@ -56,6 +56,31 @@ pub struct Preview {
     pub rgb: Vec<u8>,
 }
 
+/// A desktop dwell counting, as the ring at the pointer shows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DwellRing {
+    /// Where the pointer rests (desktop pixels).
+    pub at: Point,
+    /// How far the count had gone at `seen` (0 to 1).
+    pub frac: f64,
+    /// The whole count (ms), to carry the ring on between frames.
+    pub dwell_ms: f64,
+    pub seen: Instant,
+}
+
+impl DwellRing {
+    /// How far the count has gone at `now`, carried on from the last frame
+    /// (a slow camera's frames are far apart; the ring moves smoothly).
+    #[must_use]
+    pub fn frac_at(&self, now: Instant) -> f64 {
+        (self.frac + now.saturating_duration_since(self.seen).as_secs_f64() * 1000.0 / self.dwell_ms.max(1.0)).min(1.0)
+    }
+}
+
+/// The ring shows from this much of the count on: a pointer on its way
+/// somewhere (whose count keeps starting again) shows none.
+const RING_FROM: f64 = 0.2;
+
 /// How many numbered events the snapshot keeps for the UI to catch up on.
 const EVENTS_KEPT: usize = 64;
 
@@ -83,6 +108,8 @@ pub struct Snapshot {
     /// Whether the source drives the pointer; the switch's events act on the
     /// window (scanning selects, the menu opens) only then.
     pub driving: bool,
+    /// A desktop dwell counting, far enough on to show its ring.
+    pub dwell_ring: Option<DwellRing>,
 }
 
 /// The running worker; dropping it stops the thread and releases any held button.
@@ -213,8 +240,11 @@ impl Observer for Publisher {
         let now = Instant::now();
         let fps_now = self.last.map(|l| (now - l).as_secs_f64()).filter(|d| *d > 0.0).map(|d| 1.0 / d);
         self.last = Some(now);
-        // A click wakes the window at once (its sound, the scanning menu's select).
-        let wake = tick.events.iter().any(|(_, e)| e.is_click() || *e == Event::OpenMenu) || self.due(now);
+        let ring = tick.dwell_ring.filter(|(_, f)| *f >= RING_FROM).map(|(at, frac)| DwellRing { at, frac, dwell_ms: tick.settings.pointer.dwell_ms, seen: now });
+        let ring_changed = self.snapshot.lock().is_ok_and(|s| s.dwell_ring.is_some() != ring.is_some());
+        // A click wakes the window at once (its sound, the scanning menu's
+        // select), and so does the dwell ring's coming or going.
+        let wake = tick.events.iter().any(|(_, e)| e.is_click() || *e == Event::OpenMenu) || ring_changed || self.due(now);
         // A preview only for a repaint that shows it: none for the hidden window.
         let preview = if wake && self.visible.load(Ordering::Relaxed) { self.preview(tick.frame).map(Arc::new) } else { None };
         if let Ok(mut s) = self.snapshot.lock() {
@@ -242,6 +272,7 @@ impl Observer for Publisher {
                 s.preview = preview;
             }
             s.displacement = tick.displacement;
+            s.dwell_ring = ring;
         }
         if wake {
             self.wake();

@@ -83,6 +83,10 @@ pub struct SynthConfig {
     /// Time spans (ms) when the face is gone (covered or turned away): the
     /// frame shows an empty grey scene and the labels have no positions.
     pub gone: Vec<(f64, f64)>,
+    /// A scripted head path instead of the free motion: (time in ms, x, y
+    /// in output pixels from the rest position), moved between linearly,
+    /// held before the first and after the last. Empty: the free motion.
+    pub path: Vec<(f64, f64, f64)>,
 }
 
 impl SynthConfig {
@@ -118,6 +122,7 @@ impl SynthConfig {
                 b(14000.0, 60.0),
             ],
             gone: Vec::new(),
+            path: Vec::new(),
         }
     }
 
@@ -192,8 +197,28 @@ impl SynthConfig {
         if !finite.iter().all(|v| v.is_finite()) || self.iod_px <= 0.0 {
             return bad("every number must be finite, and the eye distance more than 0");
         }
+        let path_ok = self.path.iter().all(|(t, x, y)| t.is_finite() && x.is_finite() && y.is_finite()) && self.path.windows(2).all(|w| w[1].0 > w[0].0);
+        if !path_ok {
+            return bad("the head path needs finite numbers and rising times");
+        }
         Ok(())
     }
+}
+
+/// Where a scripted head path is at `t_ms` (see [`SynthConfig::path`]).
+fn along_path(path: &[(f64, f64, f64)], t_ms: f64) -> (f64, f64) {
+    let Some(first) = path.first() else { return (0.0, 0.0) };
+    let mut at = (first.1, first.2);
+    for w in path.windows(2) {
+        let ((t0, x0, y0), (t1, x1, y1)) = (w[0], w[1]);
+        if t_ms >= t1 {
+            at = (x1, y1);
+        } else if t_ms > t0 {
+            let f = (t_ms - t0) / (t1 - t0);
+            at = (x0 + f * (x1 - x0), y0 + f * (y1 - y0));
+        }
+    }
+    at
 }
 
 /// Raised-cosine ramp 0→1 over `[0, len]`.
@@ -297,6 +322,10 @@ impl Generator {
 
     /// Head motion at time `t` (s): (dx, dy, roll in degrees, relative scale).
     fn motion(&self, t: f64) -> (f64, f64, f64, f64) {
+        if !self.cfg.path.is_empty() {
+            let (x, y) = along_path(&self.cfg.path, t * 1000.0);
+            return (x, y, 0.0, 1.0);
+        }
         let p = &self.phases;
         // Motion relative to its value when the head starts moving, faded in.
         let t0 = self.cfg.still_until_s;
@@ -545,6 +574,15 @@ mod tests {
         let up = face_state(&script, 1300.0);
         assert!((up.brow_amp - 0.1).abs() < 1e-9 && up.brows_raised);
         assert!(!face_state(&script, 1010.0).brows_raised);
+    }
+
+    #[test]
+    fn a_scripted_path_is_followed_and_held_at_its_ends() {
+        let path = [(1000.0, 0.0, 0.0), (2000.0, 40.0, -20.0), (3000.0, 40.0, -20.0)];
+        assert_eq!(along_path(&path, 0.0), (0.0, 0.0));
+        assert_eq!(along_path(&path, 1500.0), (20.0, -10.0));
+        assert_eq!(along_path(&path, 2500.0), (40.0, -20.0));
+        assert_eq!(along_path(&path, 9000.0), (40.0, -20.0));
     }
 
     #[test]

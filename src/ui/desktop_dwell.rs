@@ -1,0 +1,235 @@
+//! Dwell clicking in other applications: the countdown ring at the pointer
+//! and the click-type toolbar.
+//!
+//! - The ring is a small window of its own, cut to a ring (X Shape), that
+//!   takes no pointer input and never the focus. It shows while a desktop
+//!   dwell counts (see [`super::worker::DwellRing`]) and repaints itself at
+//!   about 30 a second from the worker's snapshot, without the main window.
+//! - The toolbar is a small always-on-top window that never takes the focus.
+//!   Its targets choose what the next dwell does (left, right, double, drag,
+//!   scroll, no click); they are dwell targets themselves, and a click on
+//!   them works as well. The choice is the profile's `dwell` binding.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use eframe::egui::{self, Color32, RichText, Stroke};
+
+use super::activate::Activator;
+use super::worker::Snapshot;
+use crate::settings::{Action, Dock, ScreenArea};
+
+pub const RING_TITLE: &str = "Facemouse dwell";
+pub const TOOLBAR_TITLE: &str = "Facemouse clicks";
+
+/// The ring's outer diameter and width (points).
+const RING_SIZE: f32 = 64.0;
+const RING_WIDTH: f32 = 12.0;
+/// The ring's band, dark under its bright count and white edges.
+const RING_BAND: Color32 = Color32::from_gray(25);
+/// The ring repaints this often while it shows.
+const RING_REPAINT: Duration = Duration::from_millis(33);
+
+/// The toolbar's choices, in its order.
+pub const CHOICES: [(Action, &str); 6] = [
+    (Action::ClickLeft, "Left click"),
+    (Action::ClickRight, "Right click"),
+    (Action::DoubleClick, "Double click"),
+    (Action::DragToggle, "Drag"),
+    (Action::ScrollMode, "Scroll"),
+    (Action::None, "No click"),
+];
+
+/// The toolbar's width, its targets' greatest and least height, and the gap
+/// between them (points).
+const TOOLBAR_WIDTH: f32 = 160.0;
+const TOOLBAR_TARGET_H: f32 = 56.0;
+const TOOLBAR_TARGET_MIN_H: f32 = 30.0;
+const TOOLBAR_GAP: f32 = 8.0;
+
+/// Where the toolbar goes on a screen of `screen` points, given the edge
+/// the menu docks to: a column at the right edge (the left one when the
+/// menu docks right), beside, above or below the menu, never over it. Its
+/// targets shrink to fit a low screen. Returns (x, y), (width, height) and
+/// the targets' height.
+#[must_use]
+pub fn toolbar_place(dock: Dock, screen: [f32; 2]) -> ([f32; 2], [f32; 2], f32) {
+    let (menu_at, menu_size) = dock.place(screen);
+    let (top, room) = match dock {
+        Dock::Top => (menu_at[1] + menu_size[1], screen[1] - menu_size[1]),
+        Dock::Bottom => (0.0, menu_at[1]),
+        Dock::Left | Dock::Right => (0.0, screen[1]),
+    };
+    let n = CHOICES.len() as f32;
+    let target_h = ((room - (n + 1.0) * TOOLBAR_GAP) / n).clamp(TOOLBAR_TARGET_MIN_H, TOOLBAR_TARGET_H);
+    let height = n * target_h + (n + 1.0) * TOOLBAR_GAP;
+    let x = if dock == Dock::Right { 0.0 } else { screen[0] - TOOLBAR_WIDTH };
+    ([x, top], [TOOLBAR_WIDTH, height], target_h)
+}
+
+/// The toolbar's state.
+#[derive(Default)]
+pub struct Toolbar {
+    act: Activator,
+    /// The no-focus hint was set on the window shown now.
+    hinted: bool,
+    /// Where the window was last seen (desktop pixels).
+    pub area: Option<ScreenArea>,
+}
+
+impl Toolbar {
+    /// Shows the toolbar with `current` chosen; returns a new choice.
+    pub fn show(&mut self, ctx: &egui::Context, current: &Action, dock: Dock, dwell_ms: f64, background: Color32) -> Option<Action> {
+        if !self.hinted {
+            super::x11::set_takes_focus(TOOLBAR_TITLE, false);
+            self.hinted = true;
+        }
+        let mut builder = egui::ViewportBuilder::default()
+            .with_title(TOOLBAR_TITLE)
+            .with_always_on_top()
+            .with_resizable(false)
+            .with_taskbar(false)
+            .with_active(false)
+            .with_window_type(egui::X11WindowType::Utility);
+        let screen = ctx.input(|i| i.viewport().monitor_size).filter(|s| s.x > 100.0 && s.y > 100.0);
+        let (at, size, target_h) = toolbar_place(dock, screen.map_or([1280.0, 800.0], |s| [s.x, s.y]));
+        builder = builder.with_inner_size(size);
+        if screen.is_some() {
+            builder = builder.with_position(at);
+        }
+        let mut chosen = None;
+        let mut area = None;
+        let act = &mut self.act;
+        ctx.show_viewport_immediate(egui::ViewportId::from_hash_of("facemouse-toolbar"), builder, |ui, _class| {
+            let frame = egui::Frame::central_panel(ui.style()).fill(background).inner_margin(TOOLBAR_GAP);
+            egui::CentralPanel::default().frame(frame).show(ui, |ui| {
+                ui.spacing_mut().item_spacing.y = TOOLBAR_GAP;
+                for (action, name) in &CHOICES {
+                    let on = action == current;
+                    let text = RichText::new(if on { format!("• {name}") } else { (*name).to_string() }).size(20.0);
+                    let b = super::style::target_button(ui, text, on);
+                    let r = ui.add_sized([TOOLBAR_WIDTH - 2.0 * TOOLBAR_GAP, target_h], b);
+                    if act.target(ui, &r, dwell_ms) && !on {
+                        chosen = Some(action.clone());
+                    }
+                }
+            });
+            area = outer_area(ui.ctx());
+        });
+        self.area = area;
+        chosen
+    }
+
+    /// The toolbar was closed: a window shown again is a new window.
+    pub fn hidden(&mut self) {
+        self.hinted = false;
+        self.area = None;
+    }
+}
+
+/// The viewport's place on the desktop, in pixels.
+pub fn outer_area(ctx: &egui::Context) -> Option<ScreenArea> {
+    // Points are pixels over the zoom times the display's scale.
+    let (r, ppp) = (ctx.input(|i| i.viewport().outer_rect)?, ctx.pixels_per_point());
+    let px = |v: f32| (v * ppp).round() as i32;
+    Some(ScreenArea { x: px(r.min.x), y: px(r.min.y), width: px(r.width()).max(0) as u32, height: px(r.height()).max(0) as u32 })
+}
+
+/// The ring's state.
+#[derive(Default)]
+pub struct Ring {
+    /// The window shown now was cut to a ring.
+    shaped: bool,
+}
+
+impl Ring {
+    /// Shows the ring while the snapshot has one; the ring's window reads
+    /// the snapshot itself, so it moves on between the main window's frames.
+    pub fn show(&mut self, ctx: &egui::Context, snap: &Snapshot, snapshot: &Arc<Mutex<Snapshot>>) {
+        let Some(ring) = snap.dwell_ring.filter(|_| snap.driving) else {
+            self.shaped = false;
+            return;
+        };
+        let ppp = ctx.pixels_per_point();
+        let centre = egui::pos2(ring.at[0] as f32 / ppp, ring.at[1] as f32 / ppp);
+        let builder = egui::ViewportBuilder::default()
+            .with_title(RING_TITLE)
+            .with_decorations(false)
+            .with_transparent(true)
+            .with_mouse_passthrough(true)
+            .with_always_on_top()
+            .with_resizable(false)
+            .with_taskbar(false)
+            .with_active(false)
+            .with_window_type(egui::X11WindowType::Tooltip)
+            .with_inner_size([RING_SIZE, RING_SIZE])
+            .with_position(centre - egui::vec2(RING_SIZE, RING_SIZE) / 2.0);
+        if !self.shaped {
+            super::x11::set_takes_focus(RING_TITLE, false);
+            super::x11::shape_ring(RING_TITLE, (RING_SIZE * ppp).round() as u32, (RING_WIDTH * ppp).round() as u32);
+            self.shaped = true;
+        }
+        let snapshot = Arc::clone(snapshot);
+        // Bright on the ring's own dark band, whatever the theme.
+        let colour = super::style::Palette::new(true).dwell;
+        ctx.show_viewport_deferred(egui::ViewportId::from_hash_of("facemouse-dwell-ring"), builder, move |ui, _class| {
+            let now = Instant::now();
+            let frac = snapshot.lock().ok().and_then(|s| s.dwell_ring).map(|r| r.frac_at(now));
+            let rect = ui.max_rect();
+            paint_ring(ui.painter(), rect.center(), frac, colour);
+            if frac.is_some() {
+                ui.ctx().request_repaint_after(RING_REPAINT);
+            }
+        });
+    }
+}
+
+/// The ring: a dark band edged in white (seen on any background), filled
+/// clockwise from the top in `colour` as the count goes on.
+fn paint_ring(painter: &egui::Painter, centre: egui::Pos2, frac: Option<f64>, colour: Color32) {
+    let r_mid = (RING_SIZE - RING_WIDTH) / 2.0;
+    painter.circle_stroke(centre, r_mid, Stroke::new(RING_WIDTH, RING_BAND));
+    painter.circle_stroke(centre, RING_SIZE / 2.0 - 1.0, Stroke::new(2.0, Color32::WHITE));
+    painter.circle_stroke(centre, RING_SIZE / 2.0 - RING_WIDTH + 1.0, Stroke::new(2.0, Color32::WHITE));
+    let Some(frac) = frac else { return };
+    let steps = 48;
+    let end = (frac.clamp(0.0, 1.0) * f64::from(steps)).round() as usize;
+    if end < 1 {
+        return;
+    }
+    let points: Vec<egui::Pos2> = (0..=end)
+        .map(|k| {
+            let a = -std::f32::consts::FRAC_PI_2 + std::f32::consts::TAU * k as f32 / steps as f32;
+            centre + r_mid * egui::vec2(a.cos(), a.sin())
+        })
+        .collect();
+    painter.add(egui::Shape::line(points, Stroke::new(RING_WIDTH - 4.0, colour)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rings_count_and_edges_stand_out_from_its_band() {
+        let count = super::super::style::Palette::new(true).dwell;
+        assert!(super::super::style::contrast(count, RING_BAND) >= 3.0);
+        assert!(super::super::style::contrast(Color32::WHITE, RING_BAND) >= 3.0);
+    }
+
+    #[test]
+    fn the_toolbar_never_covers_the_menu_and_stays_on_screen() {
+        // Screens in points: 1280×800 and 1024×768 at the default zoom of 1.5, 1920×1080 at 1.
+        for screen in [[853.0, 533.0], [1920.0, 1080.0], [683.0, 512.0], [1280.0, 800.0]] {
+            for dock in [Dock::Bottom, Dock::Top, Dock::Left, Dock::Right] {
+                let (at, size, target_h) = toolbar_place(dock, screen);
+                assert!(target_h >= TOOLBAR_TARGET_MIN_H, "{dock:?} on {screen:?}");
+                let (m_at, m_size) = dock.place(screen);
+                let bar = egui::Rect::from_min_size(at.into(), size.into());
+                let menu = egui::Rect::from_min_size(m_at.into(), m_size.into());
+                assert!(!bar.intersects(menu.shrink(0.5)), "{dock:?} on {screen:?}: {bar:?} over the menu {menu:?}");
+                assert!(bar.min.x >= 0.0 && bar.min.y >= 0.0 && bar.max.x <= screen[0] && bar.max.y <= screen[1], "{dock:?} on {screen:?}: {bar:?}");
+            }
+        }
+    }
+}
