@@ -175,6 +175,24 @@ fn a_click_and_a_rest_on_the_same_target_fire_once() {
     assert_eq!(h.state().outcomes, vec![Outcome::Pause], "the dwell fired again after the click");
 }
 
+/// A long rest on a key types it once, though the keys' words' row fills
+/// with predictions as it is typed (each target keeps its identity however
+/// many come before it).
+#[test]
+fn a_long_rest_on_a_key_types_it_once_as_the_words_come() {
+    let dir = user_menus();
+    let mut h = dwell_harness(dir.path());
+    h.run_steps(1);
+    h.state_mut().panel.nav.open("keyboard");
+    h.run_steps(2);
+    assert!(h.state().panel.predictions().is_empty(), "no words before typing");
+    h.get_by_label("h").hover();
+    h.run_steps(40);
+    let typed: Vec<_> = h.state().outcomes.iter().filter(|o| matches!(o, Outcome::Type(_))).collect();
+    assert_eq!(typed, vec![&Outcome::Type("h".into())], "one rest, one h");
+    assert!(!h.state().panel.predictions().is_empty(), "the test needs the words' row to have filled");
+}
+
 /// The small controls (Edit menu, the bottom Back) are reached by dwell too.
 #[test]
 fn edit_and_back_are_reached_by_dwell() {

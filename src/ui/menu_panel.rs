@@ -59,7 +59,7 @@ fn make(kind: &str, value: &str) -> Result<MenuAction, String> {
 
 /// A target of the menu window besides the menu's own items: the
 /// navigation row, always on screen, so that no menu is a dead end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Target {
     /// Item `i` of the open menu.
     Item(usize),
@@ -442,18 +442,25 @@ impl MenuPanel {
         }
         let mut chosen = None;
         let targets = self.targets.clone();
+        let name = self.nav.current_name().to_string();
         let mut k = 0;
         for n in &rows {
             ui.horizontal(|ui| {
                 ui.spacing_mut().item_spacing.x = TARGET_GAP;
                 for target in &targets[k..k + n] {
-                    let b = super::style::target_button(ui, RichText::new(target.label(&menu, &self.words)).size(22.0), lit.contains(&k));
-                    // Every target the same size, a long label wrapped inside it: the grid is what the layout planned.
-                    let resp = ui.add_sized(egui::vec2(TARGET_SIZE[0], TARGET_SIZE[1]), b.wrap_mode(egui::TextWrapMode::Wrap));
-                    // A click or a dwell: once, until the pointer leaves.
-                    if self.act.target(ui, &resp, self.dwell_ms) {
-                        chosen = Some(*target);
-                    }
+                    // Each target's identity is its menu and its place in
+                    // it, not how many targets came before it: the words'
+                    // row filling as a word is typed changes no key, and a
+                    // key that fired stays spent under the resting pointer.
+                    ui.scope_builder(egui::UiBuilder::new().scope_id(egui::Id::unique(("menu-target", name.as_str(), *target))), |ui| {
+                        let b = super::style::target_button(ui, RichText::new(target.label(&menu, &self.words)).size(22.0), lit.contains(&k));
+                        // Every target the same size, a long label wrapped inside it: the grid is what the layout planned.
+                        let resp = ui.add_sized(egui::vec2(TARGET_SIZE[0], TARGET_SIZE[1]), b.wrap_mode(egui::TextWrapMode::Wrap));
+                        // A click or a dwell: once, until the pointer leaves.
+                        if self.act.target(ui, &resp, self.dwell_ms) {
+                            chosen = Some(*target);
+                        }
+                    });
                     k += 1;
                 }
             });
