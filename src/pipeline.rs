@@ -114,7 +114,7 @@ impl Pipeline {
     }
 
     /// The desktop dwell counting at the last frame: where the pointer
-    /// rests and how far the count has gone (0 to 1). `None` when a dwell
+    /// is and how far the count has gone (0 to 1). `None` when a dwell
     /// would do nothing there (none bound, paused, not tracked, on one of
     /// Facemouse's own windows).
     #[must_use]
@@ -202,7 +202,8 @@ impl Pipeline {
         rec.events.extend_from_slice(&self.obs.events);
         self.intents = self.switch.decide(&self.obs, pointer.pos, pointer.dwell, frame.t_ms, &mut self.commands, &mut rec.events);
         let tracked = self.obs.state == crate::events::TrackState::Tracking;
-        self.dwell_ring = pointer.dwelling.filter(|(at, _)| tracked && self.switch.dwell_acts(*at));
+        // The ring goes round the pointer (which may wander within the dwell's radius).
+        self.dwell_ring = pointer.dwelling.filter(|_| tracked && self.switch.dwell_acts(pointer.pos)).map(|(_, frac)| (pointer.pos, frac));
         for _ in 0..std::mem::take(&mut self.external_presses) {
             self.switch.external_press(pointer.pos, frame.t_ms, &mut self.commands, &mut rec.events, &mut self.intents);
         }

@@ -1,34 +1,17 @@
-//! Dwell clicking in other applications: the countdown ring at the pointer
-//! and the click-type toolbar.
+//! Dwell clicking in other applications: the click-type toolbar (the
+//! countdown ring at the pointer is [`super::ring`]).
 //!
-//! - The ring is a small window of its own, cut to a ring (X Shape), that
-//!   takes no pointer input and never the focus. It shows while a desktop
-//!   dwell counts (see [`super::worker::DwellRing`]) and repaints itself at
-//!   about 30 a second from the worker's snapshot, without the main window.
-//! - The toolbar is a small always-on-top window that never takes the focus.
-//!   Its targets choose what the next dwell does (left, right, double, drag,
-//!   scroll, no click); they are dwell targets themselves, and a click on
-//!   them works as well. The choice is the profile's `dwell` binding.
+//! The toolbar is a small always-on-top window that never takes the focus.
+//! Its targets choose what the next dwell does (left, right, double, drag,
+//! scroll, no click); they are dwell targets themselves, and a click on
+//! them works as well. The choice is the profile's `dwell` binding.
 
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
-use eframe::egui::{self, Color32, RichText, Stroke};
+use eframe::egui::{self, Color32, RichText};
 
 use super::activate::Activator;
-use super::worker::Snapshot;
 use crate::settings::{Action, Dock, ScreenArea};
 
-pub const RING_TITLE: &str = "Facemouse dwell";
 pub const TOOLBAR_TITLE: &str = "Facemouse clicks";
-
-/// The ring's outer diameter and width (points).
-const RING_SIZE: f32 = 64.0;
-const RING_WIDTH: f32 = 12.0;
-/// The ring's band, dark under its bright count and white edges.
-const RING_BAND: Color32 = Color32::from_gray(25);
-/// The ring repaints this often while it shows.
-const RING_REPAINT: Duration = Duration::from_millis(33);
 
 /// The toolbar's choices, in its order.
 pub const CHOICES: [(Action, &str); 6] = [
@@ -135,87 +118,9 @@ pub fn outer_area(ctx: &egui::Context) -> Option<ScreenArea> {
     Some(ScreenArea { x: px(r.min.x), y: px(r.min.y), width: px(r.width()).max(0) as u32, height: px(r.height()).max(0) as u32 })
 }
 
-/// The ring's state.
-#[derive(Default)]
-pub struct Ring {
-    /// The window shown now was cut to a ring.
-    shaped: bool,
-}
-
-impl Ring {
-    /// Shows the ring while the snapshot has one; the ring's window reads
-    /// the snapshot itself, so it moves on between the main window's frames.
-    pub fn show(&mut self, ctx: &egui::Context, snap: &Snapshot, snapshot: &Arc<Mutex<Snapshot>>) {
-        let Some(ring) = snap.dwell_ring.filter(|_| snap.driving) else {
-            self.shaped = false;
-            return;
-        };
-        let ppp = ctx.pixels_per_point();
-        let centre = egui::pos2(ring.at[0] as f32 / ppp, ring.at[1] as f32 / ppp);
-        let builder = egui::ViewportBuilder::default()
-            .with_title(RING_TITLE)
-            .with_decorations(false)
-            .with_transparent(true)
-            .with_mouse_passthrough(true)
-            .with_always_on_top()
-            .with_resizable(false)
-            .with_taskbar(false)
-            .with_active(false)
-            .with_window_type(egui::X11WindowType::Tooltip)
-            .with_inner_size([RING_SIZE, RING_SIZE])
-            .with_position(centre - egui::vec2(RING_SIZE, RING_SIZE) / 2.0);
-        if !self.shaped {
-            super::x11::set_takes_focus(RING_TITLE, false);
-            super::x11::shape_ring(RING_TITLE, (RING_SIZE * ppp).round() as u32, (RING_WIDTH * ppp).round() as u32);
-            self.shaped = true;
-        }
-        let snapshot = Arc::clone(snapshot);
-        // Bright on the ring's own dark band, whatever the theme.
-        let colour = super::style::Palette::new(true).dwell;
-        ctx.show_viewport_deferred(egui::ViewportId::from_hash_of("facemouse-dwell-ring"), builder, move |ui, _class| {
-            let now = Instant::now();
-            let frac = snapshot.lock().ok().and_then(|s| s.dwell_ring).map(|r| r.frac_at(now));
-            let rect = ui.max_rect();
-            paint_ring(ui.painter(), rect.center(), frac, colour);
-            if frac.is_some() {
-                ui.ctx().request_repaint_after(RING_REPAINT);
-            }
-        });
-    }
-}
-
-/// The ring: a dark band edged in white (seen on any background), filled
-/// clockwise from the top in `colour` as the count goes on.
-fn paint_ring(painter: &egui::Painter, centre: egui::Pos2, frac: Option<f64>, colour: Color32) {
-    let r_mid = (RING_SIZE - RING_WIDTH) / 2.0;
-    painter.circle_stroke(centre, r_mid, Stroke::new(RING_WIDTH, RING_BAND));
-    painter.circle_stroke(centre, RING_SIZE / 2.0 - 1.0, Stroke::new(2.0, Color32::WHITE));
-    painter.circle_stroke(centre, RING_SIZE / 2.0 - RING_WIDTH + 1.0, Stroke::new(2.0, Color32::WHITE));
-    let Some(frac) = frac else { return };
-    let steps = 48;
-    let end = (frac.clamp(0.0, 1.0) * f64::from(steps)).round() as usize;
-    if end < 1 {
-        return;
-    }
-    let points: Vec<egui::Pos2> = (0..=end)
-        .map(|k| {
-            let a = -std::f32::consts::FRAC_PI_2 + std::f32::consts::TAU * k as f32 / steps as f32;
-            centre + r_mid * egui::vec2(a.cos(), a.sin())
-        })
-        .collect();
-    painter.add(egui::Shape::line(points, Stroke::new(RING_WIDTH - 4.0, colour)));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_rings_count_and_edges_stand_out_from_its_band() {
-        let count = super::super::style::Palette::new(true).dwell;
-        assert!(super::super::style::contrast(count, RING_BAND) >= 3.0);
-        assert!(super::super::style::contrast(Color32::WHITE, RING_BAND) >= 3.0);
-    }
 
     #[test]
     fn the_toolbar_never_covers_the_menu_and_stays_on_screen() {

@@ -10,6 +10,7 @@
 mod activate;
 mod calibration;
 mod desktop_dwell;
+mod ring;
 pub mod style;
 mod x11;
 pub mod menu_panel;
@@ -133,9 +134,12 @@ pub struct FacemouseApp {
     /// Dwell clicking in other applications: the click-type toolbar and
     /// the countdown ring at the pointer.
     toolbar: desktop_dwell::Toolbar,
-    ring: desktop_dwell::Ring,
+    /// The countdown ring's thread and the zoom it was made at, while the desktop dwell is on.
+    ring: Option<(ring::Ring, f32)>,
     /// Our windows' places as last sent to the session.
     own_areas_sent: Vec<crate::settings::ScreenArea>,
+    /// Whether our windows are on screen, as the X server says.
+    x_shown: x11::Shown,
     /// The config folder that holds the profiles (the open one's grandparent).
     root: std::path::PathBuf,
     /// Whether this window may save its profile (another window may have it open).
@@ -193,8 +197,9 @@ impl FacemouseApp {
             menu_focus: None,
             menu_area: None,
             toolbar: desktop_dwell::Toolbar::default(),
-            ring: desktop_dwell::Ring::default(),
+            ring: None,
             own_areas_sent: Vec::new(),
+            x_shown: x11::Shown::default(),
             switch_to_scanner: false,
             login_grace: (login_grace_s > 0.0).then_some((login_grace_s, None)),
             external: None,
@@ -274,6 +279,7 @@ impl FacemouseApp {
     }
 
     fn run_outcome(&mut self, o: Outcome) {
+        tracing::debug!("menu selection: {o:?}");
         match o {
             Outcome::Moved => {}
             Outcome::Launch(l) => {
@@ -398,6 +404,14 @@ impl eframe::App for FacemouseApp {
         self.show(ui);
     }
 
+    /// Runs on every wake, also while the window is minimized and its
+    /// passes stop: the desktop dwell must then work where it was.
+    fn logic(&mut self, _ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        if self.x_shown.shown(MAIN_TITLE) == Some(false) {
+            self.send_own_areas(None);
+        }
+    }
+
     fn clear_color(&self, _visuals: &egui::Visuals) -> [f32; 4] {
         self.background.to_normalized_gamma_f32()
     }
@@ -446,7 +460,8 @@ impl FacemouseApp {
         }
         // Minimized: nothing of the main window is drawn (the menu, its own
         // window, still is), and the worker wakes the window rarely.
-        let hidden = ctx.input(|i| i.viewport().minimized.unwrap_or(false));
+        // Minimized: egui knows on some systems; on X11 the server is asked.
+        let hidden = ctx.input(|i| i.viewport().minimized.unwrap_or(false)) || self.x_shown.shown(MAIN_TITLE) == Some(false);
         self.worker.set_visible(!hidden);
         if hidden {
             if self.show_menu {
@@ -666,10 +681,26 @@ impl FacemouseApp {
         } else {
             self.toolbar.hidden();
         }
-        self.ring.show(ctx, snap, &self.snapshot);
-        let areas: Vec<crate::settings::ScreenArea> = [main, self.menu_area, self.toolbar.area].into_iter().flatten().collect();
+        let dwell_on = snap.driving && self.profile.settings.switch.dwell != crate::settings::Action::None;
+        let zoom = self.profile.settings.ui.zoom;
+        if !dwell_on || self.ring.as_ref().is_some_and(|(_, z)| *z != zoom) {
+            self.ring = None;
+        }
+        if dwell_on && self.ring.is_none() {
+            self.ring = ring::Ring::start(std::sync::Arc::clone(&self.snapshot), zoom).map(|r| (r, zoom));
+        }
+        self.send_own_areas(main);
+    }
+
+    /// Tells the session where our windows are (`main`: the main window's
+    /// place, `None` while minimized), when that changed.
+    fn send_own_areas(&mut self, main: Option<crate::settings::ScreenArea>) {
+        let menu = self.menu_area.filter(|_| self.show_menu);
+        let toolbar = self.toolbar.area.filter(|_| self.profile.settings.ui.click_toolbar);
+        let areas: Vec<crate::settings::ScreenArea> = [main, menu, toolbar].into_iter().flatten().collect();
         // (Sent again next time if the worker's channel was full.)
         if areas != self.own_areas_sent && self.intents.try_send(Intent::OwnAreas(areas.clone())).is_ok() {
+            tracing::debug!("our windows: {areas:?}");
             self.own_areas_sent = areas;
         }
     }

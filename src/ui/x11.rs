@@ -29,6 +29,71 @@ pub fn set_takes_focus(title: &'static str, takes: bool) {
     let _ = (title, takes);
 }
 
+/// Whether our windows are on screen, asked of the X server (egui is not
+/// told when a window manager minimizes a window on X11). A window's id is
+/// looked up once; answers are kept for half a second.
+pub struct Shown {
+    #[cfg(target_os = "linux")]
+    conn: Option<(x11rb::rust_connection::RustConnection, usize)>,
+    ids: std::collections::HashMap<&'static str, u32>,
+    kept: std::collections::HashMap<&'static str, (std::time::Instant, bool)>,
+}
+
+impl Default for Shown {
+    fn default() -> Self {
+        Self {
+            #[cfg(target_os = "linux")]
+            conn: connect(),
+            ids: std::collections::HashMap::new(),
+            kept: std::collections::HashMap::new(),
+        }
+    }
+}
+
+impl Shown {
+    /// Whether our window titled `title` is shown (mapped: not minimized,
+    /// not withdrawn); `None` where it cannot be told (no X11, not found).
+    pub fn shown(&mut self, title: &'static str) -> Option<bool> {
+        if let Some((at, v)) = self.kept.get(title)
+            && at.elapsed() < std::time::Duration::from_millis(500)
+        {
+            return Some(*v);
+        }
+        let v = self.ask(title)?;
+        self.kept.insert(title, (std::time::Instant::now(), v));
+        Some(v)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn ask(&mut self, title: &'static str) -> Option<bool> {
+        use x11rb::protocol::xproto::{ConnectionExt, MapState};
+        let (conn, screen) = self.conn.as_ref()?;
+        for _ in 0..2 {
+            let id = match self.ids.get(title) {
+                Some(id) => *id,
+                None => {
+                    let (_, id) = *ours(conn, *screen, title).ok()?.first()?;
+                    self.ids.insert(title, id);
+                    id
+                }
+            };
+            match conn.get_window_attributes(id).ok()?.reply() {
+                Ok(a) => return Some(a.map_state == MapState::VIEWABLE),
+                // Gone (a window made again): look it up once more.
+                Err(_) => {
+                    self.ids.remove(title);
+                }
+            }
+        }
+        None
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn ask(&mut self, _title: &'static str) -> Option<bool> {
+        None
+    }
+}
+
 /// A connection to the X11 display, if there is one.
 #[cfg(target_os = "linux")]
 fn connect() -> Option<(x11rb::rust_connection::RustConnection, usize)> {
@@ -96,58 +161,6 @@ fn until_found(
     }
 }
 
-/// Cuts our window titled `title` (a square of `size` pixels) to a ring
-/// `width` pixels wide (the X Shape extension), so that the dwell ring
-/// covers nothing of what lies under it but the ring itself, with or
-/// without a compositor. Without X11 it stays a square.
-pub fn shape_ring(title: &'static str, size: u32, width: u32) {
-    #[cfg(target_os = "linux")]
-    if let Some((conn, screen)) = connect() {
-        // Often: the ring shows as a square until it is cut.
-        until_found(conn, screen, "ring-shape", std::time::Duration::from_millis(10), move |conn, screen| {
-        use x11rb::connection::Connection;
-        use x11rb::protocol::shape::{ConnectionExt as _, SK, SO};
-        use x11rb::protocol::xproto::ClipOrdering;
-        let rects = ring_rows(size, width);
-        let found = ours(conn, screen, title)?;
-        for (_, w) in &found {
-            conn.shape_rectangles(SO::SET, SK::BOUNDING, ClipOrdering::UNSORTED, *w, 0, 0, &rects)?.check()?;
-        }
-        conn.flush()?;
-        Ok(!found.is_empty())
-        });
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (title, size, width);
-}
-
-/// The rows of a ring of outer diameter `size` and `width` pixels, as
-/// rectangles one pixel high (one or two a row).
-#[cfg(target_os = "linux")]
-fn ring_rows(size: u32, width: u32) -> Vec<x11rb::protocol::xproto::Rectangle> {
-    let r_out = f64::from(size) / 2.0;
-    let r_in = (r_out - f64::from(width)).max(0.0);
-    let mut rects = Vec::new();
-    for row in 0..size {
-        let y = f64::from(row) + 0.5 - r_out;
-        if y.abs() >= r_out {
-            continue;
-        }
-        let half_out = (r_out * r_out - y * y).sqrt();
-        let half_in = if y.abs() < r_in { (r_in * r_in - y * y).sqrt() } else { 0.0 };
-        let (a, b) = ((r_out - half_out).round() as i16, (r_out - half_in).round() as i16);
-        let (c, d) = ((r_out + half_in).round() as i16, (r_out + half_out).round() as i16);
-        let row = i16::try_from(row).unwrap_or(i16::MAX);
-        if half_in > 0.0 {
-            rects.push(x11rb::protocol::xproto::Rectangle { x: a, y: row, width: (b - a).max(0) as u16, height: 1 });
-            rects.push(x11rb::protocol::xproto::Rectangle { x: c, y: row, width: (d - c).max(0) as u16, height: 1 });
-        } else {
-            rects.push(x11rb::protocol::xproto::Rectangle { x: a, y: row, width: (d - a).max(0) as u16, height: 1 });
-        }
-    }
-    rects
-}
-
 /// Sets the hint on every window of ours titled `title`; whether one was
 /// found. If one of them (or its frame) has the focus, it goes back to `back`.
 #[cfg(target_os = "linux")]
@@ -171,21 +184,4 @@ fn apply(conn: &x11rb::rust_connection::RustConnection, screen: usize, title: &s
     }
     conn.flush()?;
     Ok(!found.is_empty())
-}
-
-#[cfg(all(test, target_os = "linux"))]
-mod tests {
-    #[test]
-    fn a_ring_is_a_ring() {
-        let rows = super::ring_rows(64, 10);
-        let area: u32 = rows.iter().map(|r| u32::from(r.width)).sum();
-        let exact = std::f64::consts::PI * (32.0f64.powi(2) - 22.0f64.powi(2));
-        assert!((f64::from(area) - exact).abs() < 0.05 * exact, "{area} against {exact}");
-        // The middle row has a hole; the top row has none and is short.
-        let middle: Vec<_> = rows.iter().filter(|r| r.y == 32).collect();
-        assert_eq!(middle.len(), 2);
-        assert!(middle[0].x <= 1 && middle[1].x + middle[1].width as i16 >= 63);
-        assert!(middle[0].x + (middle[0].width as i16) < 20 && middle[1].x > 44);
-        assert!(rows.iter().all(|r| r.x >= 0 && r.x + r.width as i16 <= 64 && r.y >= 0 && r.y < 64));
-    }
 }

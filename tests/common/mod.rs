@@ -1,0 +1,129 @@
+//! What the tests on a real X display share: a private Xvfb (one at a
+//! time in each test binary), a profile to start with, the `facemouse`
+//! binary on that display, and xdotool.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The tests of a binary share one X display number range: they run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+pub struct Xvfb {
+    child: Child,
+    pub display: String,
+    _serial: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Drop for Xvfb {
+    /// SIGTERM first, so that Xvfb removes its lock file (a SIGKILL leaves
+    /// `/tmp/.XN-lock` behind, and the display numbers run out over runs).
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether display `num` is in use: a lock file whose process still runs
+/// (a stale lock, left by a killed server, does not count).
+pub fn display_in_use(num: usize) -> bool {
+    let lock = format!("/tmp/.X{num}-lock");
+    match std::fs::read_to_string(&lock) {
+        Ok(text) => text.trim().parse::<u32>().map_or(true, |pid| Path::new(&format!("/proc/{pid}")).exists()),
+        Err(_) => Path::new(&format!("/tmp/.X11-unix/X{num}")).exists() && Path::new(&lock).exists(),
+    }
+}
+
+/// The default profile of the config folder `config`, with this `settings.toml`.
+pub fn default_profile(config: &Path, settings: &str) {
+    let profile = config.join("profiles/default");
+    std::fs::create_dir_all(&profile).expect("profile");
+    std::fs::write(profile.join("settings.toml"), settings).expect("settings");
+}
+
+/// `facemouse` on the private display, with its own config folder and
+/// software OpenGL (for the window).
+pub fn facemouse(x: &Xvfb, config: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_facemouse"));
+    c.env("DISPLAY", &x.display).env(facemouse::profile::CONFIG_DIR_ENV, config).env("LIBGL_ALWAYS_SOFTWARE", "1");
+    c
+}
+
+/// Starts a private X server, or says why it cannot.
+pub fn xvfb() -> Option<Xvfb> {
+    xvfb_with("1280x800x24")
+}
+
+/// Starts a private X server with a screen of `geometry` (`WxHxDEPTH`).
+pub fn xvfb_with(geometry: &str) -> Option<Xvfb> {
+    let serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for n in 0..20 {
+        let num = 70 + (std::process::id() as usize + n) % 100;
+        if display_in_use(num) {
+            continue;
+        }
+        // A stale lock (its server is gone) would stop Xvfb from starting here.
+        let _ = std::fs::remove_file(format!("/tmp/.X{num}-lock"));
+        let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{num}"));
+        let Ok(mut child) = Command::new("Xvfb")
+            .arg(format!(":{num}"))
+            .args(["-screen", "0", geometry, "-noreset", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        else {
+            eprintln!("skipped: Xvfb is not installed (make test installs it)");
+            return None;
+        };
+        let display = format!(":{num}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                break; // the display was taken after all: try the next one
+            }
+            if x11rb::connect(Some(&display)).is_ok() {
+                return Some(Xvfb { child, display, _serial: serial });
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    eprintln!("skipped: Xvfb did not start on any free display");
+    None
+}
+
+/// Runs `xdotool` on the private display; its standard output, trimmed.
+pub fn xdotool(x: &Xvfb, args: &[&str]) -> Option<String> {
+    let out = Command::new("xdotool").env("DISPLAY", &x.display).args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A private X server where xdotool works, or says why there is none.
+pub fn xvfb_with_xdotool() -> Option<Xvfb> {
+    let x = xvfb()?;
+    if xdotool(&x, &["getmouselocation"]).is_none() {
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return None;
+    }
+    Some(x)
+}
+
+/// A window manager (openbox) on the private display, or says why there is none.
+pub fn openbox(x: &Xvfb) -> Option<Child> {
+    let Ok(wm) = Command::new("openbox").env("DISPLAY", &x.display).stdout(Stdio::null()).stderr(Stdio::null()).spawn() else {
+        eprintln!("skipped: openbox is not installed (make test installs it)");
+        return None;
+    };
+    std::thread::sleep(Duration::from_millis(800));
+    Some(wm)
+}

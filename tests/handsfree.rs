@@ -1,0 +1,379 @@
+//! Hands-free, end to end, as the user meets it: a private X display with a
+//! window manager (openbox), the user's application (a test window that
+//! keeps the keyboard focus and records every key and button it gets), and
+//! the real Facemouse window driven by a generated face video (`--source …
+//! --drive`): the face blinks to start, then head motion takes the pointer
+//! onto targets and rests there (dwell).
+//!
+//! - The menu's keyboard types "hi" into the test window, and nothing else
+//!   is typed or clicked.
+//! - With dwell clicking on, a rest on the test window shows the countdown
+//!   ring at the pointer (a window cut to a ring) and then clicks once.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{Xvfb, default_profile, facemouse, openbox, xdotool, xvfb_with_xdotool};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use facemouse::lab::synth::{self, Action, FaceAsset, ScriptEvent, SynthConfig};
+use facemouse::ui::menu_panel::MenuPanel;
+use x11rb::connection::Connection;
+use x11rb::protocol::Event as XEvent;
+use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, CreateWindowAux, EventMask, KeyButMask, PropMode, WindowClass};
+use x11rb::wrapper::ConnectionExt as _;
+
+/// The screen, and the synthetic face's eye distance in the video (pixels).
+const SCREEN: [f64; 2] = [1280.0, 800.0];
+const IOD: f64 = 64.0;
+/// The absolute mapping's range in the test's profile (eye distances): the
+/// head moves about 10 pixels in the video for 100 on the screen.
+const RANGE_X: f64 = 1.0;
+const RANGE_Y: f64 = 0.6;
+
+/// The profile: absolute mapping over the range above, zoom 1, the menu at
+/// the right (where the keyboard shows a page of 15 keys: at the bottom,
+/// 7 a page); `extra` adds to it.
+fn settings(extra: &str) -> String {
+    format!(
+        "[pointer]\nmapping = \"absolute\"\nrange = {{ left = -{RANGE_X}, right = {RANGE_X}, top = -{RANGE_Y}, bottom = {RANGE_Y} }}\n\
+         [ui]\nzoom = 1.0\nmenu_dock = \"right\"\n{extra}"
+    )
+}
+
+/// Where the head must be (offset in video pixels from where it started)
+/// for the absolute mapping to put the pointer at `p` on the screen. The
+/// mapping mirrors x (the user's right is the image's left).
+fn head_for(p: [f64; 2]) -> (f64, f64) {
+    let dx = (2.0 * p[0] / SCREEN[0] - 1.0) * RANGE_X;
+    let dy = (2.0 * p[1] / SCREEN[1] - 1.0) * RANGE_Y;
+    (-dx * IOD, dy * IOD)
+}
+
+/// A face that holds still for `still_ms` (blinking twice, as a user does
+/// to start), then goes to each of `targets` in 0.8 s and rests there for
+/// `rest_ms`, and at the end comes back to the screen's centre. Returns
+/// how long it lasts (s).
+fn clip(dir: &Path, still_ms: f64, targets: &[[f64; 2]], rest_ms: f64) -> f64 {
+    let mut cfg = SynthConfig::demo();
+    let blink = |start_ms| ScriptEvent { start_ms, action: Action::Blink { closed_ms: 80.0 } };
+    cfg.script = vec![blink(1200.0), blink(2600.0)];
+    let mut t = still_ms;
+    cfg.path = vec![(0.0, 0.0, 0.0), (t, 0.0, 0.0)];
+    for p in targets.iter().chain(std::iter::once(&[SCREEN[0] / 2.0, SCREEN[1] / 2.0])) {
+        let (x, y) = head_for(*p);
+        t += 800.0;
+        cfg.path.push((t, x, y));
+        t += rest_ms;
+        cfg.path.push((t, x, y));
+    }
+    cfg.duration_s = t / 1000.0 + 1.0;
+    synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, dir).expect("clip");
+    cfg.duration_s
+}
+
+/// The user's application: a window that keeps the focus and records the
+/// characters typed into it and the buttons pressed on it.
+struct UserApp {
+    id: u32,
+    typed: Arc<Mutex<String>>,
+    buttons: Arc<Mutex<Vec<(u8, i16, i16)>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The keyboard mapping: keysyms by keycode.
+struct Keymap {
+    min: u8,
+    per: usize,
+    syms: Vec<u32>,
+}
+
+impl Keymap {
+    fn read(conn: &impl Connection) -> Option<Self> {
+        let setup = conn.setup();
+        let (min, max) = (setup.min_keycode, setup.max_keycode);
+        let m = conn.get_keyboard_mapping(min, max - min + 1).ok()?.reply().ok()?;
+        Some(Self { min, per: usize::from(m.keysyms_per_keycode), syms: m.keysyms })
+    }
+
+    /// What a key press types: its character, or its keysym in angle brackets.
+    fn text(&self, code: u8, shift: bool) -> String {
+        let base = usize::from(code.saturating_sub(self.min)) * self.per;
+        let sym = |i: usize| self.syms.get(base + i).copied().unwrap_or(0);
+        let s = if shift && sym(1) != 0 { sym(1) } else { sym(0) };
+        match char::from_u32(s).filter(|c| (' '..='~').contains(c)) {
+            Some(c) => c.to_string(),
+            None => format!("<{s:#x}>"),
+        }
+    }
+}
+
+impl UserApp {
+    fn open(display: &str, at: (i16, i16), size: (u16, u16)) -> Self {
+        let (conn, screen_num) = x11rb::connect(Some(display)).expect("connect");
+        let screen = &conn.setup().roots[screen_num];
+        let id = conn.generate_id().expect("id");
+        let mask = EventMask::KEY_PRESS | EventMask::BUTTON_PRESS;
+        conn.create_window(screen.root_depth, id, screen.root, at.0, at.1, size.0, size.1, 0, WindowClass::INPUT_OUTPUT, screen.root_visual, &CreateWindowAux::new().background_pixel(screen.white_pixel).event_mask(mask))
+            .expect("create");
+        conn.change_property8(PropMode::REPLACE, id, AtomEnum::WM_NAME, AtomEnum::STRING, b"users-app").expect("name");
+        conn.map_window(id).expect("map");
+        conn.sync().expect("sync");
+        let (typed, buttons, stop) = (Arc::new(Mutex::new(String::new())), Arc::new(Mutex::new(Vec::new())), Arc::new(AtomicBool::new(false)));
+        let (t, b, s) = (Arc::clone(&typed), Arc::clone(&buttons), Arc::clone(&stop));
+        let thread = std::thread::Builder::new()
+            .name("users-app".into())
+            .spawn(move || {
+                let mut keymap = Keymap::read(&conn);
+                while !s.load(Ordering::Relaxed) {
+                    match conn.poll_for_event() {
+                        // A typist may map a key for a character it types (enigo does): read the map again.
+                        Ok(Some(XEvent::MappingNotify(_))) => keymap = Keymap::read(&conn),
+                        Ok(Some(XEvent::KeyPress(e))) => {
+                            let shift = u16::from(e.state) & u16::from(KeyButMask::SHIFT) != 0;
+                            let text = keymap.as_ref().map_or_else(|| format!("<keycode {}>", e.detail), |k| k.text(e.detail, shift));
+                            // Modifiers pressed on their own type nothing.
+                            if !matches!(text.as_str(), "<0xffe1>" | "<0xffe2>") {
+                                t.lock().expect("typed").push_str(&text);
+                            }
+                        }
+                        Ok(Some(XEvent::ButtonPress(e))) => b.lock().expect("buttons").push((e.detail, e.root_x, e.root_y)),
+                        Ok(Some(_)) => {}
+                        Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                        Err(_) => return,
+                    }
+                }
+            })
+            .expect("thread");
+        Self { id, typed, buttons, stop, thread: Some(thread) }
+    }
+
+    /// Gives it the keyboard focus, as a user clicking into it would.
+    fn focus(&self, x: &Xvfb) -> bool {
+        xdotool(x, &["windowactivate", "--sync", &self.id.to_string()]).is_some()
+    }
+
+    fn has_focus(&self, x: &Xvfb) -> bool {
+        xdotool(x, &["getwindowfocus"]).is_some_and(|f| f == self.id.to_string())
+    }
+
+    /// What it got: the text typed and the buttons pressed (button, x, y).
+    fn finish(mut self) -> (String, Vec<(u8, i16, i16)>) {
+        std::thread::sleep(Duration::from_millis(300));
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let typed = self.typed.lock().expect("typed").clone();
+        let buttons = self.buttons.lock().expect("buttons").clone();
+        (typed, buttons)
+    }
+}
+
+/// The inner area of our window titled `title` on the screen, waiting up
+/// to `limit` for it: (x, y, width, height).
+fn our_window(x: &Xvfb, title: &str, limit: Duration) -> Option<(i32, i32, i32, i32)> {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if let Some(id) = xdotool(x, &["search", "--name", &format!("^{title}$")]).and_then(|s| s.lines().next().map(str::to_string)) {
+            let g = xdotool(x, &["getwindowgeometry", "--shell", &id]).unwrap_or_default();
+            let field = |k: &str| g.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.parse::<i32>().ok());
+            if let (Some(a), Some(b), Some(w), Some(h)) = (field("X="), field("Y="), field("WIDTH="), field("HEIGHT=")) {
+                return Some((a, b, w, h));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    None
+}
+
+/// Where the menu's targets are: the real menu panel laid out in a window
+/// of the menu window's size (egui lays out alike wherever it runs),
+/// following `labels` one after the other by dwell as the user will. The
+/// centre of each, in the menu window's points.
+fn target_centres(size: (i32, i32), labels: &[&str]) -> Vec<[f64; 2]> {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let nav = facemouse::menus::Navigator::new(facemouse::menus::load_dir(&facemouse::data_dir().join("menus")).expect("menus"));
+    let mut s = facemouse::profile::parse_settings(Path::new("settings.toml"), &settings("")).expect("settings");
+    s.ui.menu_columns = s.ui.menu_columns.max(1);
+    let panel = MenuPanel::new(nav, tmp.path().join("menus"), s.ui.menu_columns, false, s.ui.scan_step_ms, s.pointer.dwell_ms);
+    let ui_settings = s.ui.clone();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(size.0 as f32, size.1 as f32))
+        .with_step_dt(0.1)
+        .build_ui_state(
+            move |ui, panel: &mut MenuPanel| {
+                let background = facemouse::ui::style::apply(ui.ctx(), &ui_settings);
+                let frame = egui::Frame::central_panel(ui.style()).fill(background);
+                let t = ui.input(|i| i.time) * 1000.0;
+                egui::CentralPanel::default().frame(frame).show(ui, |ui| {
+                    let _ = panel.show(ui, t);
+                });
+            },
+            panel,
+        );
+    h.run_steps(3);
+    let mut centres = Vec::new();
+    for label in labels {
+        if h.query_by_label(label).is_none() {
+            panic!("no \"{label}\" in a menu window of {size:?}: {:?}", h.root());
+        }
+        let c = h.get_by_label(label).rect().center();
+        centres.push([f64::from(c.x), f64::from(c.y)]);
+        h.get_by_label(label).hover();
+        h.run_steps(15);
+    }
+    centres
+}
+
+/// Facemouse's window on `video`, driving, with the menu open; what it
+/// says goes to `log` (with each menu selection).
+fn run_facemouse(x: &Xvfb, config: &Path, video: &Path, log: &Path, menu: bool) -> Child {
+    let log = std::fs::File::create(log).expect("log");
+    let mut c = facemouse(x, config);
+    c.env("FACEMOUSE_LOG", "debug").arg("--source").arg(video).args(["--once", "--drive"]);
+    if menu {
+        c.arg("--show-menu");
+    }
+    c.stdout(Stdio::null()).stderr(log).spawn().expect("facemouse")
+}
+
+fn stop(mut c: Child) {
+    let _ = c.kill();
+    let _ = c.wait();
+}
+
+#[test]
+fn the_menus_keyboard_types_hi_into_the_users_application_by_head_motion_and_dwell_alone() {
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(wm) = openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, &settings(""));
+    // Where the window manager puts the menu window: a first run on the
+    // bundled demo (not driving) shows it.
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let probe = facemouse(&x, &config).arg("--source").arg(&demo).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+    let menu = our_window(&x, "Facemouse menu", Duration::from_secs(20));
+    std::thread::sleep(Duration::from_secs(2));
+    let menu = our_window(&x, "Facemouse menu", Duration::from_secs(1)).or(menu);
+    stop(probe);
+    let Some((mx, my, mw, mh)) = menu else { panic!("the menu window never showed") };
+    let labels = ["Keyboard", "h", "i"];
+    let on_screen: Vec<[f64; 2]> = target_centres((mw, mh), &labels).iter().map(|c| [f64::from(mx) + c[0], f64::from(my) + c[1]]).collect();
+    for (l, p) in labels.iter().zip(&on_screen) {
+        assert!(p[0] > 0.0 && p[0] < SCREEN[0] && p[1] > 0.0 && p[1] < SCREEN[1], "\"{l}\" is off the screen at {p:?}");
+    }
+
+    let clip_dir = tmp.path().join("clip");
+    let seconds = clip(&clip_dir, 6000.0, &on_screen, 1800.0);
+    // The user's application, beside the menu, with the focus.
+    let app = UserApp::open(&x.display, (0, 0), (640, 500));
+    let log = tmp.path().join("facemouse.log");
+    let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, true);
+    // Starting may have given our window the focus for a moment: the user's
+    // application has it again before the pointer sets off (at 6 s).
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(app.focus(&x), "xdotool cannot focus the test window");
+    std::thread::sleep(Duration::from_secs_f64(seconds - 4.0 + 2.0));
+    let focused = app.has_focus(&x);
+    let pointer = xdotool(&x, &["getmouselocation"]).unwrap_or_default();
+    stop(fm);
+    let (typed, buttons) = app.finish();
+    let mut wm = wm;
+    let _ = wm.kill();
+    let _ = wm.wait();
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    let selections: Vec<&str> = said.lines().filter(|l| l.contains("menu selection")).collect();
+    assert_eq!(typed, "hi", "the keyboard typed exactly \"hi\" (targets at {on_screen:?}; the pointer ended at {pointer}; {selections:#?})");
+    assert!(buttons.is_empty(), "nothing was clicked on the user's application: {buttons:?}");
+    assert!(focused, "the user's application kept the keyboard focus");
+}
+
+/// What the ring at the pointer looked like when it was seen: its window's
+/// inner area, the pointer then, and how many rectangles make its shape.
+#[derive(Debug)]
+struct RingSeen {
+    area: (i32, i32, i32, i32),
+    pointer: (i32, i32),
+    shape_rects: usize,
+    /// Where it takes the pointer: nowhere (clicks go through it).
+    input_rects: usize,
+}
+
+/// Looks for the dwell ring until `until`, every 50 ms: its window is
+/// there while dwell clicking is on, and shown while a dwell counts.
+fn watch_for_ring(x: &Xvfb, until: Instant) -> Option<RingSeen> {
+    use x11rb::protocol::shape::{ConnectionExt as _, SK};
+    use x11rb::protocol::xproto::MapState;
+    let (conn, _) = x11rb::connect(Some(&x.display)).ok()?;
+    while Instant::now() < until {
+        let id = xdotool(x, &["search", "--name", "^Facemouse dwell$"]).and_then(|s| s.lines().next().and_then(|l| l.parse::<u32>().ok()));
+        let shown = id.and_then(|id| conn.get_window_attributes(id).ok()?.reply().ok()).is_some_and(|a| a.map_state == MapState::VIEWABLE);
+        if let (true, Some(id)) = (shown, id) {
+            let area = our_window(x, "Facemouse dwell", Duration::from_secs(1))?;
+            let loc = xdotool(x, &["getmouselocation", "--shell"])?;
+            let field = |k: &str| loc.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.parse::<i32>().ok()).unwrap_or(-1);
+            let shape_rects = conn.shape_get_rectangles(id, SK::BOUNDING).ok()?.reply().ok()?.rectangles.len();
+            let input_rects = conn.shape_get_rectangles(id, SK::INPUT).ok()?.reply().ok()?.rectangles.len();
+            return Some(RingSeen { area, pointer: (field("X="), field("Y=")), shape_rects, input_rects });
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+#[test]
+fn a_rest_on_another_application_shows_the_ring_at_the_pointer_then_clicks_once() {
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(wm) = openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, &settings("[switch]\ndwell = \"click_left\"\n"));
+    // Two rests on the user's application (the whole screen), then back to the centre.
+    let (a, b) = ([300.0, 200.0], [950.0, 560.0]);
+    let clip_dir = tmp.path().join("clip");
+    let seconds = clip(&clip_dir, 6000.0, &[a, b], 2500.0);
+    let app = UserApp::open(&x.display, (0, 0), (1280, 800));
+    let log = tmp.path().join("facemouse.log");
+    let started = Instant::now();
+    let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, false);
+    // Our main window is set aside (minimized), as a user who only clicks
+    // in other applications would; a rest on it would be its own.
+    let main = our_window(&x, "Facemouse", Duration::from_secs(20));
+    if let Some(id) = xdotool(&x, &["search", "--name", "^Facemouse$"]).and_then(|s| s.lines().next().map(str::to_string)) {
+        let _ = xdotool(&x, &["windowminimize", "--sync", &id]);
+    }
+    // The rest on A: from 6.8 s to 9.3 s of the video.
+    std::thread::sleep(Duration::from_secs_f64(6.8_f64 - started.elapsed().as_secs_f64()).max(Duration::ZERO));
+    let ring = watch_for_ring(&x, started + Duration::from_secs_f64(9.3));
+    std::thread::sleep((started + Duration::from_secs_f64(seconds + 2.0)).saturating_duration_since(Instant::now()));
+    stop(fm);
+    let (_, buttons) = app.finish();
+    let mut wm = wm;
+    let _ = wm.kill();
+    let _ = wm.wait();
+    assert!(main.is_some(), "the window never showed");
+    let ring = ring.unwrap_or_else(|| panic!("no ring while resting on {a:?} (clicks {buttons:?}): {}", std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| !l.contains("shipped one")).collect::<Vec<_>>().join("\n")));
+    let (rx, ry, rw, rh) = ring.area;
+    let centre = (rx + rw / 2, ry + rh / 2);
+    assert!((centre.0 - ring.pointer.0).abs() <= 3 && (centre.1 - ring.pointer.1).abs() <= 3, "the ring sits round the pointer: {ring:?}");
+    assert!(ring.shape_rects > 10 && rw == 64 && rh == 64, "a ring 64 px across, cut to its shape: {ring:?}");
+    assert_eq!(ring.input_rects, 0, "the ring takes no clicks: {ring:?}");
+    assert!((f64::from(ring.pointer.0) - a[0]).abs() < 60.0 && (f64::from(ring.pointer.1) - a[1]).abs() < 60.0, "at the rest on {a:?}: {ring:?}");
+    // One left click at each rest on the application, and none elsewhere
+    // (the still start and the end at the centre may click once each).
+    let near = |p: [f64; 2], (_, bx, by): &(u8, i16, i16)| (f64::from(*bx) - p[0]).abs() < 60.0 && (f64::from(*by) - p[1]).abs() < 60.0;
+    let centre_pt = [SCREEN[0] / 2.0, SCREEN[1] / 2.0];
+    assert!(buttons.iter().all(|b| b.0 == 1), "left clicks only: {buttons:?}");
+    assert_eq!(buttons.iter().filter(|p| near(a, p)).count(), 1, "one click at {a:?}: {buttons:?}");
+    assert_eq!(buttons.iter().filter(|p| near(b, p)).count(), 1, "one click at {b:?}: {buttons:?}");
+    assert!(buttons.iter().all(|p| near(a, p) || near(b, p) || near(centre_pt, p)), "clicks only where the pointer rested: {buttons:?}");
+    assert!(buttons.iter().filter(|p| near(centre_pt, p)).count() <= 2, "{buttons:?}");
+}
