@@ -390,6 +390,22 @@ impl Navigator {
         self.menus.insert(name.to_string(), menu);
     }
 
+    /// The menu of that name.
+    #[must_use]
+    pub fn menu(&self, name: &str) -> Option<&Menu> {
+        self.menus.get(name)
+    }
+
+    /// Opens the menu `name` above the open one, as a submenu item would
+    /// (Back returns); whether it exists.
+    pub fn push(&mut self, name: &str) -> bool {
+        let there = self.menus.contains_key(name);
+        if there {
+            self.stack.push(name.to_string());
+        }
+        there
+    }
+
     /// Whether a menu of that name exists.
     #[must_use]
     pub fn has(&self, name: &str) -> bool {

@@ -7,7 +7,7 @@ use std::path::Path;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use facemouse::menus::{self, MenuAction, Navigator, Outcome};
-use facemouse::ui::menu_panel::{MenuPanel, Target};
+use facemouse::ui::menu_panel::{EditTarget, MenuPanel, Target};
 
 struct State {
     panel: MenuPanel,
@@ -97,33 +97,118 @@ fn the_editor_changes_a_menu_and_it_persists() {
     assert!(!home.items.iter().any(|i| i.label == "Web browser"));
 }
 
-/// A chord is saved only once it parses: while it is being typed (or
-/// mistyped), the menu file keeps the last valid one and the editor says why.
+/// Clicks the target labelled `label`, then moves the pointer away (a
+/// target re-arms once the pointer has left it).
+fn tap(h: &mut Harness<'static, State>, label: &str) {
+    press(h, label);
+    h.hover_at(egui::pos2(5.0, 895.0));
+    h.run_steps(1);
+}
+
+/// The editor writes with the menus' own keyboard, hands-free: a name and
+/// a chord are written into the editor (nothing reaches the desktop); a
+/// chord is saved only once it parses (until then the menu file keeps the
+/// last valid one and the editor says why); "Does" steps through the kinds.
 #[test]
-fn the_editor_saves_a_key_chord_only_once_it_is_valid() {
+fn the_editor_writes_names_and_chords_with_the_menus_own_keyboard() {
     let dir = user_menus();
     let mut h = harness(dir.path(), false);
     h.run_steps(1);
-    press(&mut h, "Edit menu");
-    press(&mut h, "Add item");
-    let saved = || menus::load_dir(dir.path()).expect("the saved menus load")[menus::HOME].items.iter().find(|i| i.label == "New item").map(|i| i.action.clone());
-    assert_eq!(saved(), Some(MenuAction::Keys(chord("enter"))));
-    h.get_all_by_value("enter").last().expect("the new item's chord").click();
-    h.run_steps(1);
-    h.key_press(egui::Key::End);
-    h.run_steps(1);
-    h.get_all_by_value("enter").last().expect("the new item's chord").type_text("+nosuchkey");
-    h.run_steps(2);
-    assert_eq!(saved(), Some(MenuAction::Keys(chord("enter"))), "an unknown key must not be saved");
-    assert!(h.get_all_by_value("enter+nosuchkey").next().is_some(), "the text was typed");
-    assert!(h.query_by_label_contains("is not saved yet: unknown key \"nosuchkey\"").is_some(), "the editor says why");
-    for _ in 0.."nosuchkey".len() {
-        h.key_press(egui::Key::Backspace);
-        h.run_steps(1);
+    tap(&mut h, "Edit menu");
+    tap(&mut h, "Add item");
+    let saved = || menus::load_dir(dir.path()).expect("the saved menus load")[menus::HOME].items.last().cloned().expect("an item");
+    assert_eq!(saved().action, MenuAction::Keys(chord("enter")));
+    // Its name: the keyboard opens with it on the title line.
+    tap(&mut h, "New item");
+    assert!(h.query_by_label("Name: New item_").is_some(), "the name being written shows");
+    for _ in 0.."New item".len() {
+        tap(&mut h, "Delete");
     }
-    h.get_all_by_value("enter+").last().expect("the chord being typed").type_text("q");
+    tap(&mut h, "h");
+    tap(&mut h, "i");
+    assert!(h.query_by_label("Name: hi_").is_some());
+    tap(&mut h, "Save");
+    assert_eq!(saved().label, "hi");
+    assert!(h.query_by_label("Done editing").is_some(), "back in the editor");
+    // Its chord: "enter" then "d" does not parse; it is not saved, and the editor says why.
+    tap(&mut h, "enter");
+    tap(&mut h, "d");
+    tap(&mut h, "Save");
+    assert_eq!(saved().action, MenuAction::Keys(chord("enter")), "an unknown key must not be saved");
+    assert!(h.query_by_label_contains("Not saved: unknown key").is_some(), "the editor says why");
+    assert!(h.query_by_label("Text: enterd_").is_some(), "the keyboard stays for a fix");
+    for _ in 0.."enterd".len() {
+        tap(&mut h, "Delete");
+    }
+    tap(&mut h, "d");
+    tap(&mut h, "Save");
+    assert_eq!(saved().action, MenuAction::Keys(chord("d")), "the finished chord is saved");
+    // What it does: keys, then text.
+    tap(&mut h, "keys");
+    assert_eq!(saved().action, MenuAction::Type("d".into()));
+    let desktop: Vec<_> = h.state().outcomes.iter().filter(|o| matches!(o, Outcome::Type(_) | Outcome::Keys(_))).collect();
+    assert!(desktop.is_empty(), "nothing written into the editor reached the desktop: {desktop:?}");
+}
+
+/// Selects `target` with the scanning switch alone (rows, then the target),
+/// stepping the scanner's clock from `*t`.
+fn scan_select(h: &mut Harness<'static, State>, target: Target, t: &mut f64) {
+    let p = &mut h.state_mut().panel;
+    let index = p.targets().iter().position(|x| *x == target).unwrap_or_else(|| panic!("{target:?} is not scanned: {:?}", p.targets()));
+    let rows = p.rows().to_vec();
+    let (row, col) = facemouse::menus::Scanner::place(&rows, index).expect("a place");
+    p.scanner.reset(*t);
+    for _ in 0..row {
+        *t += 1000.0;
+        p.scanner.tick(*t, &rows);
+    }
+    *t += 100.0;
+    assert_eq!(p.switch(*t), None, "entering row {row}");
+    for _ in 0..col {
+        *t += 1000.0;
+        p.scanner.tick(*t, &rows);
+    }
+    *t += 100.0;
+    if let Some(o) = p.switch(*t) {
+        h.state_mut().outcomes.push(o);
+    }
     h.run_steps(2);
-    assert_eq!(saved(), Some(MenuAction::Keys(chord("enter+q"))), "the finished chord is saved");
+}
+
+/// Every control of the editor, and writing a name, by the switch alone.
+#[test]
+fn the_editor_is_used_by_scanning_alone() {
+    let dir = user_menus();
+    let mut h = harness(dir.path(), true);
+    h.run_steps(1);
+    let mut t = 0.0;
+    scan_select(&mut h, Target::EditMenu, &mut t);
+    assert!(h.state().panel.editing, "Edit menu is scanned");
+    let n = menus::load_dir(dir.path()).expect("menus")[menus::HOME].items.len();
+    let targets = h.state().panel.targets().to_vec();
+    for i in 0..n.min(3) {
+        for e in [EditTarget::Name(i), EditTarget::Does(i), EditTarget::With(i), EditTarget::Up(i), EditTarget::Down(i), EditTarget::Remove(i)] {
+            assert!(targets.contains(&Target::Edit(e)), "{e:?} is scanned");
+        }
+    }
+    scan_select(&mut h, Target::Edit(EditTarget::Down(0)), &mut t);
+    let home = || menus::load_dir(dir.path()).expect("menus")[menus::HOME].items.iter().map(|i| i.label.clone()).collect::<Vec<_>>();
+    assert_eq!(home()[1], "Web browser", "Down moved the first item down");
+    scan_select(&mut h, Target::Edit(EditTarget::Name(0)), &mut t);
+    for key in ["Delete", "Delete", "Delete", "Delete", "Delete", "a"] {
+        let item = {
+            let p = &h.state().panel;
+            let menu = p.nav.current();
+            menu.items.iter().position(|it| it.label == key).expect("a key")
+        };
+        scan_select(&mut h, Target::Item(item), &mut t);
+    }
+    scan_select(&mut h, Target::Save, &mut t);
+    assert_eq!(home()[0], "a", "the name written by scanning is saved");
+    scan_select(&mut h, Target::EditMenu, &mut t);
+    assert!(!h.state().panel.editing, "Done editing is scanned");
+    let desktop: Vec<_> = h.state().outcomes.iter().filter(|o| matches!(o, Outcome::Type(_) | Outcome::Keys(_))).collect();
+    assert!(desktop.is_empty(), "{desktop:?}");
 }
 
 /// A panel whose targets fire after a 1 s dwell, on a clock stepped 0.1 s a step.

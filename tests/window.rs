@@ -41,7 +41,12 @@ fn build_with(root: &Path, access: ProfileAccess, calibrate: bool, at_login: boo
     let ctx = egui::Context::default();
     let app = FacemouseApp::new(&ctx, launch, nav, worker);
     // Steps of 100 ms of the UI's clock: dwell times are counted in steps.
-    (Harness::builder().with_size(egui::vec2(1280.0, 800.0)).with_step_dt(0.1).build_ui_state(|ui, app: &mut FacemouseApp| app.show(ui), app), snapshot)
+    let mut h = Harness::builder().with_size(egui::vec2(1280.0, 800.0)).with_step_dt(0.1).build_ui_state(|ui, app: &mut FacemouseApp| app.show(ui), app);
+    // The pointer where the window appears: over no target (over the
+    // preview, or the wizard's instructions), where it rests, spent.
+    h.hover_at(egui::pos2(640.0, 250.0));
+    h.run_steps(1);
+    (h, snapshot)
 }
 
 fn click_sound_saved(root: &Path) -> Option<bool> {

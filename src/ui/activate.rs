@@ -33,11 +33,17 @@ struct Rest {
 #[derive(Debug, Default)]
 pub struct Activator {
     rest: Option<Rest>,
-    /// Where the pointer rested when the layout last changed, until it moves away.
+    /// Where the pointer rested when the layout last changed, until it
+    /// moves away (on the desktop: a window the window manager moves as it
+    /// appears does not move the resting pointer).
     relayout_at: Option<egui::Pos2>,
     /// The window has drawn its first target: appearing is a change of
     /// layout too (a window that opens under the resting pointer).
     started: bool,
+    /// The window has just appeared on the desktop, and has not been told
+    /// where the pointer is yet (X tells a window that maps under the
+    /// resting pointer only after its first frames).
+    await_pointer: bool,
 }
 
 impl Activator {
@@ -45,9 +51,18 @@ impl Activator {
     /// completed dwell of `dwell_ms`; draws the dwell's progress.
     pub fn target(&mut self, ui: &egui::Ui, r: &egui::Response, dwell_ms: f64) -> bool {
         let now = ui.input(|i| i.time);
-        let pointer = ui.input(|i| i.pointer.latest_pos());
+        let pointer = on_desktop(ui.ctx());
         if !self.started {
             self.started = true;
+            self.relayout_at = pointer;
+        }
+        // A window of ours that appeared (see `appeared`): where the pointer
+        // is first known inside it counts as where it rested as the window
+        // appeared. (Outside: a place from before the window manager moved
+        // the window, which it does not hear of until the pointer moves.)
+        let inside = ui.input(|i| i.pointer.latest_pos().is_some_and(|p| i.viewport_rect().contains(p)));
+        if self.await_pointer && inside {
+            self.await_pointer = false;
             self.relayout_at = pointer;
         }
         if let (Some(at), Some(p)) = (self.relayout_at, pointer)
@@ -85,14 +100,27 @@ impl Activator {
         false
     }
 
+    /// The window has just appeared on the desktop: the target where the
+    /// pointer is first known to be is spent, as if it had come under the
+    /// resting pointer, until the pointer leaves it.
+    pub fn appeared(&mut self) {
+        self.await_pointer = true;
+    }
+
     /// The layout changed (a submenu, a page, a zoom, a profile): what now
     /// lies under the resting pointer is spent until the pointer leaves it.
     pub fn relayout(&mut self, ctx: &egui::Context) {
         if let Some(s) = &mut self.rest {
             s.spent = true;
         }
-        self.relayout_at = ctx.input(|i| i.pointer.latest_pos());
+        self.relayout_at = on_desktop(ctx);
     }
+}
+
+/// Where the pointer is on the desktop (points), where the window's place
+/// is known; in the window otherwise.
+fn on_desktop(ctx: &egui::Context) -> Option<egui::Pos2> {
+    ctx.input(|i| i.pointer.latest_pos().map(|p| p + i.viewport().inner_rect.map_or(egui::Vec2::ZERO, |r| r.min.to_vec2())))
 }
 
 #[cfg(test)]
@@ -140,5 +168,25 @@ mod tests {
         // The pointer leaves and comes back: now it is meant.
         assert_eq!(fired_between(&ctx, &mut act, 9.0, 9.3, egui::pos2(600.0, 500.0), "b"), 0);
         assert_eq!(fired_between(&ctx, &mut act, 9.3, 11.0, at, "b"), 1);
+    }
+
+    /// A window that appears where the pointer rests learns where it is only
+    /// after its first frames: the target found there then waits too.
+    #[test]
+    fn a_window_that_learns_late_where_the_resting_pointer_is_fires_nothing_there() {
+        let ctx = egui::Context::default();
+        let mut act = Activator::default();
+        act.appeared();
+        for k in 0..3 {
+            let input = egui::RawInput { time: Some(f64::from(k) * 0.1), ..Default::default() };
+            let _ = ctx.run_ui(input, |ui| {
+                let r = ui.add_sized([200.0, 100.0], egui::Button::new("target"));
+                assert!(!act.target(ui, &r, 1000.0));
+            });
+        }
+        let at = egui::pos2(60.0, 40.0);
+        assert_eq!(fired_between(&ctx, &mut act, 0.3, 3.0, at, "a"), 0, "the target under the resting pointer fired");
+        assert_eq!(fired_between(&ctx, &mut act, 3.0, 3.3, egui::pos2(600.0, 500.0), "a"), 0);
+        assert_eq!(fired_between(&ctx, &mut act, 3.3, 5.0, at, "a"), 1, "once the pointer has come to it");
     }
 }

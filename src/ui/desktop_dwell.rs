@@ -65,6 +65,7 @@ impl Toolbar {
     pub fn show(&mut self, ctx: &egui::Context, current: &Action, dock: Dock, dwell_ms: f64, background: Color32) -> Option<Action> {
         if !self.hinted {
             super::x11::set_takes_focus(TOOLBAR_TITLE, false);
+            self.act.appeared();
             self.hinted = true;
         }
         let mut builder = egui::ViewportBuilder::default()

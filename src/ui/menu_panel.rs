@@ -7,55 +7,11 @@ use std::path::PathBuf;
 
 use eframe::egui::{self, RichText};
 
-use crate::menus::{Item, Launch, Menu, MenuAction, Navigator, Outcome, Scanner};
+use crate::menus::{Menu, Navigator, Outcome, Scanner};
 
-/// What kind of action an edited item has (the editor's choice list).
-const KINDS: [&str; 10] = ["submenu", "keys", "type", "url", "launch", "back", "home", "pause", "close", "next_monitor"];
+mod editor;
 
-fn kind_of(a: &MenuAction) -> &'static str {
-    match a {
-        MenuAction::Submenu(_) => "submenu",
-        MenuAction::Keys(_) => "keys",
-        MenuAction::Type(_) => "type",
-        MenuAction::Url(_) => "url",
-        MenuAction::Launch(_) => "launch",
-        MenuAction::Back => "back",
-        MenuAction::Home => "home",
-        MenuAction::Pause => "pause",
-        MenuAction::Close => "close",
-        MenuAction::NextMonitor => "next_monitor",
-    }
-}
-
-fn value_of(a: &MenuAction) -> String {
-    match a {
-        MenuAction::Submenu(s) | MenuAction::Type(s) | MenuAction::Url(s) => s.clone(),
-        MenuAction::Keys(k) => k.to_string(),
-        MenuAction::Launch(l) => std::iter::once(l.program.clone()).chain(l.args.iter().cloned()).collect::<Vec<_>>().join(" "),
-        _ => String::new(),
-    }
-}
-
-/// The action an edited item describes; a chord that does not parse (yet:
-/// the user may be typing it) is an error in words.
-fn make(kind: &str, value: &str) -> Result<MenuAction, String> {
-    Ok(match kind {
-        "submenu" => MenuAction::Submenu(value.trim().to_string()),
-        "keys" => MenuAction::Keys(crate::command::Chord::parse(value).map_err(|e| e.to_string())?),
-        "type" => MenuAction::Type(value.to_string()),
-        "url" => MenuAction::Url(value.to_string()),
-        "launch" => {
-            let mut words = value.split_whitespace().map(str::to_string);
-            let program = words.next().ok_or("give the program to start")?;
-            MenuAction::Launch(Launch { program, args: words.collect() })
-        }
-        "home" => MenuAction::Home,
-        "pause" => MenuAction::Pause,
-        "close" => MenuAction::Close,
-        "next_monitor" => MenuAction::NextMonitor,
-        _ => MenuAction::Back,
-    })
-}
+pub use editor::EditTarget;
 
 /// A target of the menu window besides the menu's own items: the
 /// navigation row, always on screen, so that no menu is a dead end.
@@ -70,20 +26,13 @@ pub enum Target {
     Back,
     Home,
     Close,
-}
-
-impl Target {
-    fn label(self, menu: &Menu, words: &[String]) -> String {
-        match self {
-            Self::Item(i) => menu.items.get(i).map(|it| it.label.clone()).unwrap_or_default(),
-            Self::Word(k) => words.get(k).map(|w| format!("{w}…")).unwrap_or_default(),
-            Self::Previous => "Previous".into(),
-            Self::More => "More".into(),
-            Self::Back => "Back".into(),
-            Self::Home => "Home".into(),
-            Self::Close => "Close menu".into(),
-        }
-    }
+    /// "Edit menu" / "Done editing" (on the title line; scanned last).
+    EditMenu,
+    /// A target of the editor.
+    Edit(EditTarget),
+    /// While a name or text is written with the keyboard: keep it, or not.
+    Save,
+    Cancel,
 }
 
 /// A menu target's size, and the space between targets (points).
@@ -130,6 +79,10 @@ pub struct MenuPanel {
     words_for: String,
     /// Whether the layout has the words' row (typing, and room for it).
     words_row: bool,
+    /// The editor's page (a menu longer than the window is paged).
+    edit_page: usize,
+    /// A name or text being written with the keyboard, into the editor.
+    entry: Option<editor::Entry>,
 }
 
 /// At most this many predicted words, in one row above the keys.
@@ -163,6 +116,8 @@ impl MenuPanel {
             words: Vec::new(),
             words_for: String::new(),
             words_row: false,
+            edit_page: 0,
+            entry: None,
         }
         .with_prediction()
     }
@@ -320,7 +275,22 @@ impl MenuPanel {
                 Some(Outcome::Moved)
             }
             Target::Close => Some(Outcome::Close),
+            Target::EditMenu => {
+                self.finish_entry(false);
+                self.editing = !self.editing;
+                self.edit_page = 0;
+                Some(Outcome::Moved)
+            }
+            Target::Edit(e) => self.activate_edit(e),
+            Target::Save | Target::Cancel => {
+                self.finish_entry(target == Target::Save);
+                Some(Outcome::Moved)
+            }
         };
+        if self.entry.is_some() {
+            // Writing a name or a text: the keys go into it, not to the desktop.
+            return outcome.and_then(|o| self.entry_outcome(o));
+        }
         if let Some(o) = &outcome
             && from_keyboard
         {
@@ -329,11 +299,28 @@ impl MenuPanel {
         outcome
     }
 
+    /// A target's words.
+    fn target_label(&self, target: Target, menu: &Menu) -> String {
+        match target {
+            Target::Item(i) => menu.items.get(i).map(|it| it.label.clone()).unwrap_or_default(),
+            Target::Word(k) => self.words.get(k).map(|w| format!("{w}…")).unwrap_or_default(),
+            Target::Previous => "Previous".into(),
+            Target::More => "More".into(),
+            Target::Back => "Back".into(),
+            Target::Home => "Home".into(),
+            Target::Close => "Close menu".into(),
+            Target::EditMenu => if self.editing { "Done editing" } else { "Edit menu" }.into(),
+            Target::Edit(e) => self.edit_label(e, menu),
+            Target::Save => "Save".into(),
+            Target::Cancel => "Cancel".into(),
+        }
+    }
+
     /// Lays the panel out for `width`×`height` points as `show` does, and
     /// returns the rows (for measurements and tests; see [`MenuPanel::targets`]).
     pub fn plan(&mut self, width: f32, height: f32) -> Vec<usize> {
         let menu = self.nav.current().clone();
-        self.layout(&menu, width, height)
+        self.full_layout(&menu, width, height).0
     }
 
     /// Does what `target` is for, as a click, a dwell or a scanning select on it would.
@@ -341,16 +328,16 @@ impl MenuPanel {
         self.activate(target)
     }
 
+    /// The menu's window has just appeared on the desktop: nothing under
+    /// the resting pointer fires by itself (see [`super::Activator::appeared`]).
+    pub fn appeared(&mut self) {
+        self.act.appeared();
+    }
+
     /// The menu's window appeared, or its layout changed from outside (a
     /// zoom, a profile): nothing now under the pointer fires by itself.
     pub fn relayout(&mut self, ctx: &egui::Context) {
         self.act.relayout(ctx);
-    }
-
-    /// A button through the activation path: a click or a dwell.
-    fn button(&mut self, ui: &mut egui::Ui, text: RichText) -> bool {
-        let r = ui.button(text);
-        self.act.target(ui, &r, self.dwell_ms)
     }
 
     /// The page's items and the navigation row, laid out for `height` points.
@@ -365,17 +352,22 @@ impl MenuPanel {
         }
         let depth = self.nav.depth();
         // The navigation row holds at most five targets, as many to a row as
-        // the width allows, so that it takes as little height as it can.
+        // the width allows, so that it takes as little height as it can; it
+        // keeps room for as many as this menu has (Previous and More too
+        // where the menu does not fit on one page), the same on every page.
         let nav_cols = fit_width.max(cols).max(1);
-        let nav_rows = 5usize.div_ceil(nav_cols);
+        let base = if self.entry.is_some() { usize::from(self.nav.current_name() != "keyboard") + 2 } else { 2 * usize::from(depth > 1) + 1 };
         let row_h = TARGET_SIZE[1] + TARGET_GAP;
-        let rows_left = ((height / row_h).floor() as usize).saturating_sub(nav_rows);
+        let rows_with = |nav: usize| ((height / row_h).floor() as usize).saturating_sub(nav.div_ceil(nav_cols));
         // Keyboard menus: the words that complete the one being typed, in a
         // row of their own, kept even when empty so the keys never move, but
         // only where a row of keys fits besides: the navigation row must
         // never be pushed off the window.
-        let typing = self.nav.current_name().starts_with("keyboard");
-        self.words_row = typing && self.predictor.is_some() && rows_left >= 2;
+        let typing = self.nav.current_name().starts_with("keyboard") && self.entry.is_none();
+        let words_with = |rows: usize| typing && self.predictor.is_some() && rows >= 2;
+        let one_page = rows_with(base).saturating_sub(usize::from(words_with(rows_with(base)))).max(1) * cols >= menu.items.len();
+        let rows_left = rows_with(if one_page { base } else { base + 2 });
+        self.words_row = words_with(rows_left);
         let word = if self.words_row { crate::predict::current_word(&self.echo).to_string() } else { String::new() };
         if word != self.words_for {
             self.words = self.predictor.as_ref().map(|p| p.suggest(&word, MAX_WORDS.min(cols))).unwrap_or_default();
@@ -396,24 +388,56 @@ impl MenuPanel {
         if self.page + 1 < pages {
             nav.push(Target::More);
         }
-        if depth > 1 {
-            nav.extend([Target::Back, Target::Home]);
+        if self.entry.is_some() {
+            // Writing into the editor: Back only within the keyboard's own
+            // menus; Save and Cancel end the writing.
+            if self.nav.current_name() != "keyboard" {
+                nav.push(Target::Back);
+            }
+            nav.extend([Target::Save, Target::Cancel]);
+        } else {
+            if depth > 1 {
+                nav.extend([Target::Back, Target::Home]);
+            }
+            nav.push(Target::Close);
         }
-        nav.push(Target::Close);
         let mut rows = Scanner::rows_of(self.words.len(), cols);
         rows.extend(Scanner::rows_of(shown.len(), cols));
         rows.extend(Scanner::rows_of(nav.len(), nav_cols));
         self.targets.extend(nav);
-        self.rows.clone_from(&rows);
         rows
+    }
+
+    /// The targets of what is shown (the menu, the editor, or the keyboard
+    /// writing into the editor), their rows and their size; "Edit menu"
+    /// (on the title line) is scanned last, in a row of its own.
+    fn full_layout(&mut self, menu: &Menu, width: f32, height: f32) -> (Vec<usize>, [f32; 2]) {
+        let (mut rows, size) = if self.editing && self.entry.is_none() { self.edit_layout(menu, width, height) } else { (self.layout(menu, width, height), TARGET_SIZE) };
+        if self.entry.is_none() {
+            self.targets.push(Target::EditMenu);
+            rows.push(1);
+        }
+        self.rows.clone_from(&rows);
+        (rows, size)
     }
 
     /// Draws the panel; returns what a selection asks the app to do.
     pub fn show(&mut self, ui: &mut egui::Ui, t_ms: f64) -> Option<Outcome> {
         let menu = self.nav.current().clone();
-        let page = self.page;
+        let before = (self.nav.depth(), self.nav.current_name().to_string(), self.page, self.editing, self.edit_page, self.entry.is_some());
+        if self.entry.is_some() {
+            self.entry_keys(ui);
+        }
+        let lit = if self.scanning { self.scanner.lit() } else { 0..0 };
+        let toggle = self.targets.iter().position(|t| *t == Target::EditMenu);
+        let mut chosen = None;
         // Wrapped: on a narrow window the echo line and Edit menu go to the next line, not off the edge.
         ui.horizontal_wrapped(|ui| {
+            if let Some(line) = self.entry_line() {
+                // Writing a name or a text for the editor: it shows here.
+                ui.heading(RichText::new(line).size(28.0).monospace());
+                return;
+            }
             ui.heading(RichText::new(&menu.title).size(28.0));
             if self.nav.current_name().starts_with("keyboard") {
                 // The echo line: what was typed, so the user sees it without
@@ -421,17 +445,22 @@ impl MenuPanel {
                 let shown = if self.echo.is_empty() { "(nothing yet)".to_string() } else { format!("{}_", self.echo) };
                 ui.label(RichText::new(format!("Typed: {shown}")).size(24.0).monospace());
             }
-            let label = if self.editing { "Done editing" } else { "Edit menu" };
-            if self.button(ui, RichText::new(label).size(18.0)) {
-                self.editing = !self.editing;
-                self.act.relayout(ui.ctx());
+            let b = super::style::target_button(ui, RichText::new(self.target_label(Target::EditMenu, &menu)).size(18.0), toggle.is_some_and(|k| lit.contains(&k)));
+            let r = ui.add(b);
+            if self.act.target(ui, &r, self.dwell_ms) {
+                chosen = Some(Target::EditMenu);
             }
         });
-        if self.editing {
-            self.editor(ui, &menu);
-            return None;
+        let editor = self.editing && self.entry.is_none();
+        if editor {
+            // The columns' names.
+            ui.horizontal(|ui| {
+                for name in ["Name", "Does", "With"] {
+                    ui.label(RichText::new(name).size(18.0).strong());
+                }
+            });
         }
-        let rows = self.layout(&menu, ui.available_width(), ui.available_height());
+        let (rows, size) = self.full_layout(&menu, ui.available_width(), ui.available_height());
         if self.scanning {
             self.scanner.tick(t_ms, &rows);
         }
@@ -440,7 +469,6 @@ impl MenuPanel {
             // The predictions' row, empty for now: the keys stay where they are.
             ui.add_space(TARGET_SIZE[1] + TARGET_GAP);
         }
-        let mut chosen = None;
         let targets = self.targets.clone();
         let name = self.nav.current_name().to_string();
         let mut k = 0;
@@ -448,135 +476,38 @@ impl MenuPanel {
             ui.horizontal(|ui| {
                 ui.spacing_mut().item_spacing.x = TARGET_GAP;
                 for target in &targets[k..k + n] {
+                    k += 1;
+                    if *target == Target::EditMenu {
+                        continue; // on the title line
+                    }
                     // Each target's identity is its menu and its place in
                     // it, not how many targets came before it: the words'
                     // row filling as a word is typed changes no key, and a
                     // key that fired stays spent under the resting pointer.
                     ui.scope_builder(egui::UiBuilder::new().scope_id(egui::Id::unique(("menu-target", name.as_str(), *target))), |ui| {
-                        let b = super::style::target_button(ui, RichText::new(target.label(&menu, &self.words)).size(22.0), lit.contains(&k));
+                        let text = RichText::new(self.target_label(*target, &menu)).size(if editor { 18.0 } else { 22.0 });
+                        let b = super::style::target_button(ui, text, lit.contains(&(k - 1)));
                         // Every target the same size, a long label wrapped inside it: the grid is what the layout planned.
-                        let resp = ui.add_sized(egui::vec2(TARGET_SIZE[0], TARGET_SIZE[1]), b.wrap_mode(egui::TextWrapMode::Wrap));
+                        let resp = ui.add_sized(egui::vec2(size[0], size[1]), b.wrap_mode(egui::TextWrapMode::Wrap));
                         // A click or a dwell: once, until the pointer leaves.
                         if self.act.target(ui, &resp, self.dwell_ms) {
                             chosen = Some(*target);
                         }
                     });
-                    k += 1;
                 }
             });
             ui.add_space(TARGET_GAP - ui.spacing().item_spacing.y);
         }
-        let before = (self.nav.depth(), self.nav.current_name().to_string());
+        if (editor || self.entry.is_some()) && !self.message.is_empty() {
+            ui.label(RichText::new(&self.message).size(18.0));
+        }
         let outcome = chosen.and_then(|t| self.activate(t));
-        if (self.nav.depth(), self.nav.current_name().to_string()) != before || self.page != page {
-            // Another menu or page came under the pointer: nothing of it fires by itself.
+        if (self.nav.depth(), self.nav.current_name().to_string(), self.page, self.editing, self.edit_page, self.entry.is_some()) != before {
+            // Another menu, page or editor view came under the pointer: nothing of it fires by itself.
             self.act.relayout(ui.ctx());
             self.scanner.reset(t_ms);
         }
         outcome
     }
 
-    fn editor(&mut self, ui: &mut egui::Ui, menu: &Menu) {
-        let mut edited = menu.clone();
-        let mut changed = false;
-        let mut remove = None;
-        let mut swap = None;
-        let name = self.nav.current_name().to_string();
-        let mut drafts = std::mem::take(&mut self.drafts);
-        let mut problem = None;
-        let (act, dwell_ms) = (&mut self.act, self.dwell_ms);
-        egui::Grid::new("menu-editor").spacing([8.0, 8.0]).show(ui, |ui| {
-            for (i, it) in edited.items.iter_mut().enumerate() {
-                changed |= ui.add(egui::TextEdit::singleline(&mut it.label).desired_width(160.0)).changed();
-                let key = (name.clone(), i);
-                let (mut kind, mut value) = drafts.get(&key).cloned().unwrap_or_else(|| (kind_of(&it.action).to_string(), value_of(&it.action)));
-                let mut edit = false;
-                egui::ComboBox::from_id_salt(("kind", i)).selected_text(kind.clone()).show_ui(ui, |ui| {
-                    for k in KINDS {
-                        edit |= ui.selectable_value(&mut kind, k.to_string(), k).changed();
-                    }
-                });
-                edit |= ui.add(egui::TextEdit::singleline(&mut value).desired_width(180.0)).changed();
-                if edit || drafts.contains_key(&key) {
-                    // Only a valid action is taken (and saved); until then the edit is a draft.
-                    match make(&kind, &value) {
-                        Ok(a) => {
-                            changed |= a != it.action;
-                            it.action = a;
-                            drafts.remove(&key);
-                        }
-                        Err(why) => {
-                            problem = Some(format!("\"{}\" is not saved yet: {why}", it.label));
-                            drafts.insert(key, (kind, value));
-                        }
-                    }
-                }
-                let mut press = |ui: &mut egui::Ui, text: &str| {
-                    let r = ui.button(RichText::new(text).size(18.0));
-                    act.target(ui, &r, dwell_ms)
-                };
-                if press(ui, "Up") && i > 0 {
-                    swap = Some((i - 1, i));
-                }
-                if press(ui, "Down") {
-                    swap = Some((i, i + 1));
-                }
-                if press(ui, "Remove") {
-                    remove = Some(i);
-                }
-                ui.end_row();
-            }
-        });
-        if let Some((a, b)) = swap.filter(|(_, b)| *b < edited.items.len()) {
-            edited.items.swap(a, b);
-            changed = true;
-            drafts.clear();
-            self.act.relayout(ui.ctx());
-        }
-        if let Some(i) = remove {
-            edited.items.remove(i);
-            changed = true;
-            drafts.clear();
-            self.act.relayout(ui.ctx());
-        }
-        self.drafts = drafts;
-        ui.horizontal(|ui| {
-            if self.button(ui, RichText::new("Add item").size(18.0)) {
-                edited.items.push(Item { label: "New item".into(), action: crate::command::Chord::parse("enter").map_or(MenuAction::Back, MenuAction::Keys) });
-                changed = true;
-            }
-            if self.button(ui, RichText::new("Add submenu").size(18.0)) {
-                let name = (1..).map(|n| format!("menu-{n}")).find(|n| !self.nav.has(n)).unwrap_or_else(|| "menu-new".into());
-                let sub = Menu { title: "New menu".into(), items: vec![Item { label: "Back".into(), action: MenuAction::Back }] };
-                self.save_menu(&name, &sub);
-                self.nav.insert(&name, sub);
-                edited.items.push(Item { label: "New menu".into(), action: MenuAction::Submenu(name) });
-                changed = true;
-            }
-        });
-        if changed {
-            self.save_menu(&name, &edited);
-            if let Some(m) = self.nav.current_mut() {
-                *m = edited;
-            }
-        }
-        if let Some(p) = problem {
-            self.message = p;
-        }
-        if !self.message.is_empty() {
-            ui.label(&self.message);
-        }
-    }
-
-    fn save_menu(&mut self, name: &str, menu: &Menu) {
-        if let Some(why) = &self.read_only {
-            self.message = format!("Not saved: {why}");
-            return;
-        }
-        let path = self.dir.join(format!("{name}.toml"));
-        self.message = match menu.save(&path) {
-            Ok(()) => format!("Saved {}", path.display()),
-            Err(e) => format!("Not saved: {e}"),
-        };
-    }
 }

@@ -212,6 +212,8 @@ impl FacemouseApp {
             worker,
         };
         app.start_external_switch();
+        // The window appears where the pointer may be resting.
+        app.controls.appeared();
         app
     }
 
@@ -712,6 +714,10 @@ impl FacemouseApp {
         // The window never takes the keyboard focus (it types into the
         // user's application), except while a menu is edited.
         let want_focus = self.menu.editing;
+        if self.menu_focus.is_none() {
+            // A new window on the desktop, perhaps under the resting pointer.
+            self.menu.appeared();
+        }
         if self.menu_focus != Some(want_focus) {
             x11::set_takes_focus(MENU_TITLE, want_focus);
             self.menu_focus = Some(want_focus);
