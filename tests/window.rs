@@ -218,25 +218,32 @@ fn a_start_at_login_shows_its_grace() {
     assert_eq!(facemouse::profile::last_used(tmp.path()).as_deref(), Some("default"), "the profile is remembered for the next start at login");
 }
 
+/// The window with scanning on (a step a second; `ui_extra` adds to the
+/// profile's `[ui]`), and the switch: each call is a press, as the worker
+/// reports it (numbered 1, 2, …).
+fn scanning_window(root: &Path, ui_extra: &str) -> (Harness<'static, FacemouseApp>, impl Fn(u64)) {
+    let dir = root.join("profiles/default");
+    std::fs::create_dir_all(&dir).expect("profile");
+    std::fs::write(dir.join("settings.toml"), format!("[ui]\nscanning = true\nscan_step_ms = 1000\n{ui_extra}")).expect("settings");
+    let access = instance::open_profile(root, "default").expect("lock");
+    let (mut h, snap) = window_with_events(root, access);
+    h.run_steps(3);
+    let press = move |n: u64| {
+        if let Ok(mut s) = snap.lock() {
+            s.driving = true;
+            s.events.push_back((n, facemouse::events::Event::ClickLeft));
+        }
+    };
+    (h, press)
+}
+
 /// With scanning on and the menu closed, the switch scans the main window's
 /// controls: the first press enters the first row, the second selects the
 /// lit control (here "Menu", the third) and nothing else.
 #[test]
 fn scanning_reaches_the_main_windows_controls_with_the_switch_alone() {
-    use facemouse::events::Event;
     let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = tmp.path().join("profiles/default");
-    std::fs::create_dir_all(&dir).expect("profile");
-    std::fs::write(dir.join("settings.toml"), "[ui]\nscanning = true\nscan_step_ms = 1000\n").expect("settings");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
-    let (mut h, snap) = window_with_events(tmp.path(), access);
-    h.run_steps(3);
-    let press = |n: u64| {
-        if let Ok(mut s) = snap.lock() {
-            s.driving = true;
-            s.events.push_back((n, Event::ClickLeft));
-        }
-    };
+    let (mut h, press) = scanning_window(tmp.path(), "");
     press(1); // enter the first row, at "Pause"
     h.run_steps(1);
     for _ in 0..21 {
@@ -246,6 +253,34 @@ fn scanning_reaches_the_main_windows_controls_with_the_switch_alone() {
     press(2); // select it
     h.run_steps(3);
     assert!(h.query_all_by_label("Close menu").next().is_some(), "the scanned control opened the menu");
+}
+
+/// With the click toolbar shown, the switch scans its targets after the
+/// main window's controls, and selects one of them: the switch alone
+/// chooses the dwell click too.
+#[test]
+fn scanning_reaches_the_click_toolbar_after_the_main_windows_controls() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (mut h, press) = scanning_window(tmp.path(), "click_toolbar = true\n");
+    assert!(h.query_by_label("• No click").is_some(), "the toolbar shows");
+    // The main window's controls are rows of four; the toolbar's first row
+    // comes after them (a row a second), and "Right click" is its second target.
+    let main = h.state().scanned_controls();
+    assert!(main >= 10, "{main}");
+    // (The scanner started with the UI's clock at 0; press mid-row.)
+    let now = |h: &Harness<'static, FacemouseApp>| h.ctx.input(|i| i.time);
+    while now(&h) < main.div_ceil(4) as f64 + 0.5 {
+        h.step();
+    }
+    press(1);
+    h.run_steps(1);
+    assert!(h.query_by_label("Dwell click: off").is_some(), "entering the row selects nothing");
+    for _ in 0..14 {
+        h.step();
+    }
+    press(2);
+    h.run_steps(3);
+    assert!(h.query_by_label("Dwell click: right").is_some() && h.query_by_label("• Right click").is_some(), "the scanned toolbar target chose the click ({main} controls before it)");
 }
 
 /// Dwell clicking in other applications is turned on from the window, by

@@ -50,10 +50,17 @@ pub fn toolbar_place(dock: Dock, screen: [f32; 2]) -> ([f32; 2], [f32; 2], f32) 
     ([x, top], [TOOLBAR_WIDTH, height], target_h)
 }
 
+/// The toolbar's targets are scanned (after the main window's) this many to a row.
+pub const SCAN_COLUMNS: usize = 3;
+
 /// The toolbar's state.
 #[derive(Default)]
 pub struct Toolbar {
     act: Activator,
+    /// Scanning the main window's controls and then the toolbar's: the
+    /// choice lit now, and the one the switch selected, as the toolbar's
+    /// own numbers.
+    pub scan: (Option<usize>, Option<usize>),
     /// The no-focus hint was set on the window shown now.
     hinted: bool,
     /// Where the window was last seen (desktop pixels).
@@ -84,16 +91,20 @@ impl Toolbar {
         let mut chosen = None;
         let mut area = None;
         let act = &mut self.act;
+        let scan = self.scan;
         ctx.show_viewport_immediate(egui::ViewportId::from_hash_of("facemouse-toolbar"), builder, |ui, _class| {
             let frame = egui::Frame::central_panel(ui.style()).fill(background).inner_margin(TOOLBAR_GAP);
             egui::CentralPanel::default().frame(frame).show(ui, |ui| {
                 ui.spacing_mut().item_spacing.y = TOOLBAR_GAP;
-                for (action, name) in &CHOICES {
+                for (k, (action, name)) in CHOICES.iter().enumerate() {
                     let on = action == current;
                     let text = RichText::new(if on { format!("• {name}") } else { (*name).to_string() }).size(20.0);
-                    let b = super::style::target_button(ui, text, on);
+                    // The chosen one is marked, and in the highlight unless
+                    // scanning lights one of these (then that one is).
+                    let lit = scan.0.map_or(on, |l| l == k);
+                    let b = super::style::target_button(ui, text, lit);
                     let r = ui.add_sized([TOOLBAR_WIDTH - 2.0 * TOOLBAR_GAP, target_h], b);
-                    if act.target(ui, &r, dwell_ms) && !on {
+                    if (act.target(ui, &r, dwell_ms) || scan.1 == Some(k)) && !on {
                         chosen = Some(action.clone());
                     }
                 }

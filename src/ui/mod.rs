@@ -525,11 +525,19 @@ impl FacemouseApp {
         let mut act = std::mem::take(&mut self.controls);
         // With scanning on and the menu closed, the switch scans these controls.
         let scan_main = self.settings().ui.scanning && !self.show_menu;
+        // The click toolbar's targets, where it shows, are scanned after them.
+        let toolbar_n = if self.settings().ui.click_toolbar { desktop_dwell::CHOICES.len() } else { 0 };
         if scan_main {
             self.main_scanner.step_ms = self.settings().ui.scan_step_ms;
-            self.main_scanner.tick(t * 1000.0, &crate::menus::Scanner::rows_of(self.main_controls, MAIN_SCAN_COLUMNS));
+            let mut rows = crate::menus::Scanner::rows_of(self.main_controls, MAIN_SCAN_COLUMNS);
+            rows.extend(crate::menus::Scanner::rows_of(toolbar_n, desktop_dwell::SCAN_COLUMNS));
+            self.main_scanner.tick(t * 1000.0, &rows);
         }
-        let mut hover = Controls { act: &mut act, next: 0, lit: if scan_main { self.main_scanner.lit() } else { 0..0 }, chosen: self.main_chosen.take() };
+        let lit = if scan_main { self.main_scanner.lit() } else { 0..0 };
+        let chosen = self.main_chosen.take();
+        let first_tool = self.main_controls;
+        self.toolbar.scan = (lit.start.checked_sub(first_tool).filter(|_| !lit.is_empty()), chosen.and_then(|i| i.checked_sub(first_tool)));
+        let mut hover = Controls { act: &mut act, next: 0, lit, chosen };
         egui::Panel::bottom("controls").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(22.0);
@@ -660,6 +668,13 @@ impl FacemouseApp {
 }
 
 impl FacemouseApp {
+    /// How many of the main window's controls scanning goes through (as
+    /// last drawn), before the click toolbar's.
+    #[must_use]
+    pub fn scanned_controls(&self) -> usize {
+        self.main_controls
+    }
+
     /// The profile's dwell click (what a rest in another application does),
     /// applied from the next frame and saved.
     fn set_dwell(&mut self, action: crate::settings::Action) {
