@@ -166,6 +166,26 @@ fn the_wizard_is_cancelled_by_dwell_and_keeps_the_old_settings() {
     assert!(!tmp.path().join("profiles/default/calibration.toml").exists());
 }
 
+/// With scanning on, the switch alone cancels the wizard (its one control).
+#[test]
+fn the_wizard_is_cancelled_by_the_switch_when_scanning() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("profiles/default");
+    std::fs::create_dir_all(&dir).expect("profile");
+    std::fs::write(dir.join("settings.toml"), "[ui]\nscanning = true\n").expect("settings");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let (mut h, snap) = build_with(tmp.path(), access, true, false);
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("blink naturally").is_some());
+    if let Ok(mut s) = snap.lock() {
+        s.driving = true;
+        s.events.push_back((1, facemouse::events::Event::ClickLeft));
+    }
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("Calibration not saved: cancelled").is_some(), "the switch cancelled the wizard");
+    assert!(!tmp.path().join("profiles/default/calibration.toml").exists());
+}
+
 /// A new profile is made hands-free: a dwell on "New profile" copies this
 /// one and switches to it; "Profile" then cycles between the two.
 #[test]

@@ -122,6 +122,8 @@ pub struct FacemouseApp {
     main_scanner: crate::menus::Scanner,
     main_controls: usize,
     main_chosen: Option<usize>,
+    /// Scanning: the switch was pressed during the calibration wizard (its Cancel).
+    wizard_cancel: bool,
     /// The external switch (a key or switch button), while the profile sets one.
     external: Option<crate::capture::switch_input::SwitchInput>,
     /// Whether the session was last told that the scanning menu takes the switch.
@@ -206,6 +208,7 @@ impl FacemouseApp {
             main_scanner: crate::menus::Scanner::new(ui.scan_step_ms),
             main_controls: 0,
             main_chosen: None,
+            wizard_cancel: false,
             autostart_dir,
             choices: Choices::start(root.clone()),
             root,
@@ -450,7 +453,10 @@ impl FacemouseApp {
                 }
                 self.menu.relayout(&ctx);
             } else if e.is_click() && self.settings().ui.scanning {
-                if self.show_menu {
+                if self.wizard.is_some() {
+                    // The wizard's one control, always lit while scanning.
+                    self.wizard_cancel = true;
+                } else if self.show_menu {
                     if let Some(o) = self.menu.switch(t * 1000.0) {
                         self.run_outcome(o);
                     }
@@ -811,6 +817,7 @@ impl FacemouseApp {
         let Some(mut w) = self.wizard.take() else { return };
         w.update(snap, ui.input(|i| i.time) * 1000.0);
         let dwell_ms = self.settings().pointer.dwell_ms;
+        let scanning = self.settings().ui.scanning;
         let mut act = std::mem::take(&mut self.controls);
         egui::CentralPanel::default().show(ui, |ui| {
             let rect = ui.max_rect();
@@ -825,9 +832,10 @@ impl FacemouseApp {
                 ui.add(egui::ProgressBar::new(w.progress()).desired_height(24.0));
                 let (text, tone) = state_text(snap);
                 ui.label(RichText::new(text).size(22.0).color(Palette::of(ui).tone(tone)));
-                // Cancel, by dwell or the switch's click: the old calibration stays.
-                let r = ui.button(RichText::new("Cancel").size(26.0));
-                if act.target(ui, &r, dwell_ms) {
+                // Cancel, by dwell, the switch's click, or (scanning: it is
+                // the one control, always lit) the switch: the old calibration stays.
+                let r = ui.add(style::target_button(ui, RichText::new("Cancel").size(26.0), scanning));
+                if act.target(ui, &r, dwell_ms) || std::mem::take(&mut self.wizard_cancel) {
                     w.cancel();
                 }
             });
