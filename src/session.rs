@@ -93,8 +93,8 @@ pub struct Tick<'a> {
     /// Whether this source drives the pointer (a camera, or a recording
     /// with `--drive`): a demo that does not never acts on the window either.
     pub driving: bool,
-    /// A desktop dwell counting: where the pointer rests and how far the
-    /// count has gone (0 to 1), for the ring at the pointer.
+    /// A desktop dwell counting: where the pointer is and how far the
+    /// count has gone (0 to 1), for the ring round the pointer.
     pub dwell_ring: Option<(Point, f64)>,
 }
 

@@ -58,9 +58,9 @@ pub const SCAN_COLUMNS: usize = 3;
 pub struct Toolbar {
     act: Activator,
     /// Scanning the main window's controls and then the toolbar's: the
-    /// choice lit now, and the one the switch selected, as the toolbar's
+    /// choices lit now, and the one the switch selected, as the toolbar's
     /// own numbers.
-    pub scan: (Option<usize>, Option<usize>),
+    pub scan: (Option<std::ops::Range<usize>>, Option<usize>),
     /// The no-focus hint was set on the window shown now.
     hinted: bool,
     /// Where the window was last seen (desktop pixels).
@@ -91,7 +91,7 @@ impl Toolbar {
         let mut chosen = None;
         let mut area = None;
         let act = &mut self.act;
-        let scan = self.scan;
+        let scan = self.scan.clone();
         ctx.show_viewport_immediate(egui::ViewportId::from_hash_of("facemouse-toolbar"), builder, |ui, _class| {
             let frame = egui::Frame::central_panel(ui.style()).fill(background).inner_margin(TOOLBAR_GAP);
             egui::CentralPanel::default().frame(frame).show(ui, |ui| {
@@ -101,7 +101,7 @@ impl Toolbar {
                     let text = RichText::new(if on { format!("• {name}") } else { (*name).to_string() }).size(20.0);
                     // The chosen one is marked, and in the highlight unless
                     // scanning lights one of these (then that one is).
-                    let lit = scan.0.map_or(on, |l| l == k);
+                    let lit = scan.0.as_ref().map_or(on, |l| l.contains(&k));
                     let b = super::style::target_button(ui, text, lit);
                     let r = ui.add_sized([TOOLBAR_WIDTH - 2.0 * TOOLBAR_GAP, target_h], b);
                     if (act.target(ui, &r, dwell_ms) || scan.1 == Some(k)) && !on {

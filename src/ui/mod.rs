@@ -467,8 +467,8 @@ impl FacemouseApp {
             }
         }
         // Minimized: nothing of the main window is drawn (the menu, its own
-        // window, still is), and the worker wakes the window rarely.
-        // Minimized: egui knows on some systems; on X11 the server is asked.
+        // window, still is), and the worker wakes the window rarely. (egui
+        // knows it is minimized on some systems; on X11 the server is asked.)
         let hidden = ctx.input(|i| i.viewport().minimized.unwrap_or(false)) || self.x_shown.shown(MAIN_TITLE) == Some(false);
         self.worker.set_visible(!hidden);
         if hidden {
@@ -542,7 +542,8 @@ impl FacemouseApp {
         let lit = if scan_main { self.main_scanner.lit() } else { 0..0 };
         let chosen = self.main_chosen.take();
         let first_tool = self.main_controls;
-        self.toolbar.scan = (lit.start.checked_sub(first_tool).filter(|_| !lit.is_empty()), chosen.and_then(|i| i.checked_sub(first_tool)));
+        let tool_lit = (lit.start >= first_tool && !lit.is_empty()).then(|| lit.start - first_tool..lit.end - first_tool);
+        self.toolbar.scan = (tool_lit, chosen.and_then(|i| i.checked_sub(first_tool)));
         let mut hover = Controls { act: &mut act, next: 0, lit, chosen };
         egui::Panel::bottom("controls").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
