@@ -166,6 +166,29 @@ fn the_wizard_is_cancelled_by_dwell_and_keeps_the_old_settings() {
     assert!(!tmp.path().join("profiles/default/calibration.toml").exists());
 }
 
+/// Facemouse is quit hands-free, but never by one stray selection: the first
+/// rest on "Quit Facemouse" only asks for a second one, which must be a new
+/// selection within 8 s.
+#[test]
+fn quitting_takes_two_selections() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    h.run_steps(2);
+    rest_on(&mut h, "Quit Facemouse", 40);
+    assert!(!h.state().quitting(), "one long rest does not quit");
+    assert!(h.query_by_label("Quit: select again to confirm").is_some());
+    // Not confirmed in time: it asks again from the start.
+    h.get_by_label("Recentre").hover();
+    h.run_steps(60);
+    assert!(h.query_by_label("Quit Facemouse").is_some(), "the request lapsed");
+    rest_on(&mut h, "Quit Facemouse", 12);
+    h.get_by_label("Recentre").hover();
+    h.run_steps(2);
+    rest_on(&mut h, "Quit: select again to confirm", 12);
+    assert!(h.state().quitting(), "the second selection quits");
+}
+
 /// With scanning on, the switch alone cancels the wizard (its one control).
 #[test]
 fn the_wizard_is_cancelled_by_the_switch_when_scanning() {

@@ -124,6 +124,10 @@ pub struct FacemouseApp {
     main_chosen: Option<usize>,
     /// Scanning: the switch was pressed during the calibration wizard (its Cancel).
     wizard_cancel: bool,
+    /// "Quit Facemouse" was selected once, at this UI time; and a second
+    /// time (the window is closing).
+    quit_armed: Option<f64>,
+    quitting: bool,
     /// The external switch (a key or switch button), while the profile sets one.
     external: Option<crate::capture::switch_input::SwitchInput>,
     /// Whether the session was last told that the scanning menu takes the switch.
@@ -209,6 +213,8 @@ impl FacemouseApp {
             main_controls: 0,
             main_chosen: None,
             wizard_cancel: false,
+            quit_armed: None,
+            quitting: false,
             autostart_dir,
             choices: Choices::start(root.clone()),
             root,
@@ -362,6 +368,9 @@ fn dwell_name(a: &crate::settings::Action) -> &'static str {
         _ => "other",
     }
 }
+
+/// "Quit Facemouse" waits this long (s) for its confirming second selection.
+const QUIT_CONFIRM_S: f64 = 8.0;
 
 /// The main window's controls are scanned this many to a row.
 const MAIN_SCAN_COLUMNS: usize = 4;
@@ -643,6 +652,20 @@ impl FacemouseApp {
                     self.send(SourceChoice::camera(crate::capture::CameraSelector::Name(name)).intent());
                     self.save_profile();
                 }
+                // Quitting takes two selections: once closed, a hands-free
+                // user cannot start Facemouse again by themselves. The second
+                // is a new selection (the pointer leaves and comes back, or
+                // the switch again), within QUIT_CONFIRM_S.
+                let armed = self.quit_armed.is_some_and(|at| t - at < QUIT_CONFIRM_S);
+                if dwell_button(ui, big(if armed { "Quit: select again to confirm" } else { "Quit Facemouse" }), &mut hover, dwell_ms) {
+                    if armed {
+                        self.quitting = true;
+                        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                    } else {
+                        self.quit_armed = Some(t);
+                        self.status_message = "Select \"Quit\" again to close Facemouse".into();
+                    }
+                }
                 ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.record.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
                 ui.label(pose_line(snap.record.pose.as_ref()));
             });
@@ -675,6 +698,12 @@ impl FacemouseApp {
 }
 
 impl FacemouseApp {
+    /// Whether the user chose to quit (the window is closing).
+    #[must_use]
+    pub fn quitting(&self) -> bool {
+        self.quitting
+    }
+
     /// How many of the main window's controls scanning goes through (as
     /// last drawn), before the click toolbar's.
     #[must_use]
