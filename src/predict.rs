@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Prediction failures.
 #[derive(Debug, thiserror::Error)]
@@ -32,8 +33,9 @@ pub fn is_word(w: &str) -> bool {
 /// Word prediction: the shipped list and the user's words.
 #[derive(Debug, Clone, Default)]
 pub struct Predictor {
-    /// Shipped words in alphabetical order, each with its frequency (0..1).
-    words: Vec<(String, f64)>,
+    /// Shipped words in alphabetical order, each with its frequency (0..1);
+    /// shared by every predictor made from the same list.
+    words: WordList,
     /// The user's words and how often each was typed.
     user: BTreeMap<String, u32>,
 }
@@ -41,6 +43,9 @@ pub struct Predictor {
 /// A user word typed once ranks like a shipped word used this often (one
 /// word in 500: the ~200 most common words); each further use counts again.
 const USER_WEIGHT: f64 = 2e-3;
+
+/// A shipped list: its words in alphabetical order with their frequencies.
+type WordList = Arc<[(String, f64)]>;
 
 impl Predictor {
     /// The shipped list (`word<TAB>centibels` lines; `#` starts a comment).
@@ -62,15 +67,27 @@ impl Predictor {
         }
         words.sort_by(|a, b| a.0.cmp(&b.0));
         words.dedup_by(|a, b| a.0 == b.0);
-        Ok(Self { words, user: BTreeMap::new() })
+        Ok(Self { words: words.into(), user: BTreeMap::new() })
     }
 
-    /// The shipped list of this installation (`assets/words/en.tsv`).
+    /// The shipped list of this installation (`assets/words/en.tsv`), read
+    /// once per process (every menu panel starts from it); a list that
+    /// cannot be read is tried again next time.
     ///
     /// # Errors
     /// See [`Predictor::load`].
     pub fn shipped() -> Result<Self, PredictError> {
-        Self::load(&crate::data_dir().join("assets").join("words").join("en.tsv"))
+        static SHIPPED: Mutex<Option<(PathBuf, WordList)>> = Mutex::new(None);
+        let path = crate::data_dir().join("assets").join("words").join("en.tsv");
+        let mut kept = SHIPPED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((p, words)) = kept.as_ref()
+            && *p == path
+        {
+            return Ok(Self { words: Arc::clone(words), user: BTreeMap::new() });
+        }
+        let loaded = Self::load(&path)?;
+        *kept = Some((path, Arc::clone(&loaded.words)));
+        Ok(loaded)
     }
 
     /// Adds the user's words from `words.txt` (`word<TAB>count`); a missing
