@@ -144,7 +144,7 @@ pub struct FacemouseApp {
     ring: Option<(ring::Ring, f32)>,
     /// Our windows' places as last sent to the session.
     own_areas_sent: Vec<crate::settings::ScreenArea>,
-    /// Whether our windows are on screen, as the X server says.
+    /// Whether the main window is on screen, as the X server says.
     x_shown: x11::Shown,
     /// The config folder that holds the profiles (the open one's grandparent).
     root: std::path::PathBuf,
@@ -205,7 +205,7 @@ impl FacemouseApp {
             toolbar: desktop_dwell::Toolbar::default(),
             ring: None,
             own_areas_sent: Vec::new(),
-            x_shown: x11::Shown::default(),
+            x_shown: x11::Shown::new(MAIN_TITLE),
             switch_to_scanner: false,
             login_grace: (login_grace_s > 0.0).then_some((login_grace_s, None)),
             external: None,
@@ -421,7 +421,7 @@ impl eframe::App for FacemouseApp {
     /// Runs on every wake, also while the window is minimized and its
     /// passes stop: the desktop dwell must then work where it was.
     fn logic(&mut self, _ctx: &egui::Context, _frame: &mut eframe::Frame) {
-        if self.x_shown.shown(MAIN_TITLE) == Some(false) {
+        if self.x_shown.shown() == Some(false) {
             self.send_own_areas(None);
         }
     }
@@ -478,7 +478,7 @@ impl FacemouseApp {
         // Minimized: nothing of the main window is drawn (the menu, its own
         // window, still is), and the worker wakes the window rarely. (egui
         // knows it is minimized on some systems; on X11 the server is asked.)
-        let hidden = ctx.input(|i| i.viewport().minimized.unwrap_or(false)) || self.x_shown.shown(MAIN_TITLE) == Some(false);
+        let hidden = ctx.input(|i| i.viewport().minimized.unwrap_or(false)) || self.x_shown.shown() == Some(false);
         self.worker.set_visible(!hidden);
         if hidden {
             if self.show_menu {

@@ -11,6 +11,9 @@
 //! window by its title and process number and sets the hint as soon as the
 //! window exists; if the window manager gave it the focus as it appeared,
 //! the focus goes back to the window that had it.
+//!
+//! [`Shown`] asks the X server whether a window of ours is on screen (egui
+//! is not told when the window manager minimizes it).
 
 /// Sets, on a thread of its own, whether our window titled `title` may take
 /// the keyboard focus (it looks for the window for two seconds; without an
@@ -23,73 +26,82 @@ pub fn set_takes_focus(title: &'static str, takes: bool) {
         // Who has the focus before our window appears (it goes back there).
         let before = conn.get_input_focus().ok().and_then(|c| c.reply().ok()).map(|f| f.focus).filter(|w| *w > 1);
         let back = if takes { None } else { before };
-        until_found(conn, screen, "no-focus", std::time::Duration::from_millis(100), move |conn, screen| apply(conn, screen, title, takes, back));
+        let spawned = std::thread::Builder::new().name("no-focus".into()).spawn(move || {
+            for _ in 0..20 {
+                match apply(&conn, screen, title, takes, back) {
+                    Ok(true) => break,
+                    Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
+                    Err(e) => {
+                        tracing::debug!("cannot set the focus hint of {title}: {e}");
+                        break;
+                    }
+                }
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start the no-focus thread: {e}");
+        }
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (title, takes);
 }
 
-/// Whether our windows are on screen, asked of the X server (egui is not
-/// told when a window manager minimizes a window on X11). A window's id is
-/// looked up once; answers are kept for half a second.
+/// Whether our window titled `title` is on screen, asked of the X server
+/// (egui is not told when a window manager minimizes a window on X11). The
+/// window's id is looked up once; an answer is kept for half a second.
 pub struct Shown {
+    title: &'static str,
     #[cfg(target_os = "linux")]
     conn: Option<(x11rb::rust_connection::RustConnection, usize)>,
-    ids: std::collections::HashMap<&'static str, u32>,
-    kept: std::collections::HashMap<&'static str, (std::time::Instant, bool)>,
-}
-
-impl Default for Shown {
-    fn default() -> Self {
-        Self {
-            #[cfg(target_os = "linux")]
-            conn: connect(),
-            ids: std::collections::HashMap::new(),
-            kept: std::collections::HashMap::new(),
-        }
-    }
+    id: Option<u32>,
+    kept: Option<(std::time::Instant, bool)>,
 }
 
 impl Shown {
-    /// Whether our window titled `title` is shown (mapped: not minimized,
-    /// not withdrawn); `None` where it cannot be told (no X11, not found).
-    pub fn shown(&mut self, title: &'static str) -> Option<bool> {
-        if let Some((at, v)) = self.kept.get(title)
+    #[must_use]
+    pub fn new(title: &'static str) -> Self {
+        Self {
+            title,
+            #[cfg(target_os = "linux")]
+            conn: connect(),
+            id: None,
+            kept: None,
+        }
+    }
+
+    /// Whether the window is shown (mapped: not minimized, not withdrawn);
+    /// `None` where it cannot be told (no X11, not found).
+    pub fn shown(&mut self) -> Option<bool> {
+        if let Some((at, v)) = self.kept
             && at.elapsed() < std::time::Duration::from_millis(500)
         {
-            return Some(*v);
+            return Some(v);
         }
-        let v = self.ask(title)?;
-        self.kept.insert(title, (std::time::Instant::now(), v));
+        let v = self.ask()?;
+        self.kept = Some((std::time::Instant::now(), v));
         Some(v)
     }
 
     #[cfg(target_os = "linux")]
-    fn ask(&mut self, title: &'static str) -> Option<bool> {
+    fn ask(&mut self) -> Option<bool> {
         use x11rb::protocol::xproto::{ConnectionExt, MapState};
         let (conn, screen) = self.conn.as_ref()?;
         for _ in 0..2 {
-            let id = match self.ids.get(title) {
-                Some(id) => *id,
-                None => {
-                    let (_, id) = *ours(conn, *screen, title).ok()?.first()?;
-                    self.ids.insert(title, id);
-                    id
-                }
+            let id = match self.id {
+                Some(id) => id,
+                None => *self.id.insert(ours(conn, *screen, self.title).ok()?.first()?.1),
             };
             match conn.get_window_attributes(id).ok()?.reply() {
                 Ok(a) => return Some(a.map_state == MapState::VIEWABLE),
                 // Gone (a window made again): look it up once more.
-                Err(_) => {
-                    self.ids.remove(title);
-                }
+                Err(_) => self.id = None,
             }
         }
         None
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn ask(&mut self, _title: &'static str) -> Option<bool> {
+    fn ask(&mut self) -> Option<bool> {
         None
     }
 }
@@ -131,34 +143,6 @@ fn ours(conn: &x11rb::rust_connection::RustConnection, screen: usize, title: &st
         }
     }
     Ok(found)
-}
-
-/// Runs `f` on a thread named `name` with the connection every `every`,
-/// until it says it is done (it found our window) or two seconds have passed.
-#[cfg(target_os = "linux")]
-fn until_found(
-    conn: x11rb::rust_connection::RustConnection,
-    screen: usize,
-    name: &str,
-    every: std::time::Duration,
-    f: impl Fn(&x11rb::rust_connection::RustConnection, usize) -> Result<bool, Box<dyn std::error::Error>> + Send + 'static,
-) {
-    let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        while std::time::Instant::now() < until {
-            match f(&conn, screen) {
-                Ok(true) => break,
-                Ok(false) => std::thread::sleep(every),
-                Err(e) => {
-                    tracing::debug!("cannot reach our window: {e}");
-                    break;
-                }
-            }
-        }
-    });
-    if let Err(e) = spawned {
-        tracing::warn!("cannot start the {name} thread: {e}");
-    }
 }
 
 /// Sets the hint on every window of ours titled `title`; whether one was
