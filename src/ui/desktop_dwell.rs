@@ -82,8 +82,8 @@ impl Toolbar {
             .with_taskbar(false)
             .with_active(false)
             .with_window_type(egui::X11WindowType::Utility);
-        let screen = ctx.input(|i| i.viewport().monitor_size).filter(|s| s.x > 100.0 && s.y > 100.0);
-        let (at, size, target_h) = toolbar_place(dock, screen.map_or([1280.0, 800.0], |s| [s.x, s.y]));
+        let screen = screen_points(ctx);
+        let (at, size, target_h) = toolbar_place(dock, screen.unwrap_or([1280.0, 800.0]));
         builder = builder.with_inner_size(size);
         if screen.is_some() {
             builder = builder.with_position(at);
@@ -120,6 +120,13 @@ impl Toolbar {
         self.hinted = false;
         self.area = None;
     }
+}
+
+/// The screen's size in points, where it is known (a size of a hundred
+/// points or less is not a screen but a window system that does not say).
+#[must_use]
+pub fn screen_points(ctx: &egui::Context) -> Option<[f32; 2]> {
+    ctx.input(|i| i.viewport().monitor_size).filter(|s| s.x > 100.0 && s.y > 100.0).map(|s| [s.x, s.y])
 }
 
 /// The viewport's place on the desktop, in pixels.

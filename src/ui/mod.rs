@@ -776,8 +776,8 @@ impl FacemouseApp {
         // Docked to the edge the user picked, the whole edge long, so that it
         // does not cover the text being typed into (unknown screen: a window).
         let mut builder = egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]);
-        if let Some(screen) = ctx.input(|i| i.viewport().monitor_size).filter(|s| s.x > 100.0 && s.y > 100.0) {
-            let (at, size) = self.profile.settings.ui.menu_dock.place([screen.x, screen.y]);
+        if let Some(screen) = desktop_dwell::screen_points(ctx) {
+            let (at, size) = self.profile.settings.ui.menu_dock.place(screen);
             builder = builder.with_position(at).with_inner_size(size);
             self.menu.wide = matches!(self.profile.settings.ui.menu_dock, crate::settings::Dock::Top | crate::settings::Dock::Bottom);
         }
