@@ -193,17 +193,9 @@ fn quitting_takes_two_selections() {
 #[test]
 fn the_wizard_is_cancelled_by_the_switch_when_scanning() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = tmp.path().join("profiles/default");
-    std::fs::create_dir_all(&dir).expect("profile");
-    std::fs::write(dir.join("settings.toml"), "[ui]\nscanning = true\n").expect("settings");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
-    let (mut h, snap) = build_with(tmp.path(), access, true, false);
-    h.run_steps(2);
+    let (mut h, press) = scanning_window(tmp.path(), "", true);
     assert!(h.query_by_label_contains("blink naturally").is_some());
-    if let Ok(mut s) = snap.lock() {
-        s.driving = true;
-        s.events.push_back((1, facemouse::events::Event::ClickLeft));
-    }
+    press(1);
     h.run_steps(3);
     assert!(h.query_by_label_contains("Calibration not saved: cancelled").is_some(), "the switch cancelled the wizard");
     assert!(!tmp.path().join("profiles/default/calibration.toml").exists());
@@ -262,14 +254,14 @@ fn a_start_at_login_shows_its_grace() {
 }
 
 /// The window with scanning on (a step a second; `ui_extra` adds to the
-/// profile's `[ui]`), and the switch: each call is a press, as the worker
-/// reports it (numbered 1, 2, …).
-fn scanning_window(root: &Path, ui_extra: &str) -> (Harness<'static, FacemouseApp>, impl Fn(u64)) {
+/// profile's `[ui]`), in the calibration wizard if `calibrate`, and the
+/// switch: each call is a press, as the worker reports it (numbered 1, 2, …).
+fn scanning_window(root: &Path, ui_extra: &str, calibrate: bool) -> (Harness<'static, FacemouseApp>, impl Fn(u64)) {
     let dir = root.join("profiles/default");
     std::fs::create_dir_all(&dir).expect("profile");
     std::fs::write(dir.join("settings.toml"), format!("[ui]\nscanning = true\nscan_step_ms = 1000\n{ui_extra}")).expect("settings");
     let access = instance::open_profile(root, "default").expect("lock");
-    let (mut h, snap) = window_with_events(root, access);
+    let (mut h, snap) = build_with(root, access, calibrate, false);
     h.run_steps(3);
     let press = move |n: u64| {
         if let Ok(mut s) = snap.lock() {
@@ -286,7 +278,7 @@ fn scanning_window(root: &Path, ui_extra: &str) -> (Harness<'static, FacemouseAp
 #[test]
 fn scanning_reaches_the_main_windows_controls_with_the_switch_alone() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let (mut h, press) = scanning_window(tmp.path(), "");
+    let (mut h, press) = scanning_window(tmp.path(), "", false);
     press(1); // enter the first row, at "Pause"
     h.run_steps(1);
     for _ in 0..21 {
@@ -304,7 +296,7 @@ fn scanning_reaches_the_main_windows_controls_with_the_switch_alone() {
 #[test]
 fn scanning_reaches_the_click_toolbar_after_the_main_windows_controls() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let (mut h, press) = scanning_window(tmp.path(), "click_toolbar = true\n");
+    let (mut h, press) = scanning_window(tmp.path(), "click_toolbar = true\n", false);
     assert!(h.query_by_label("• No click").is_some(), "the toolbar shows");
     // The main window's controls are rows of four; the toolbar's first row
     // comes after them (a row a second), and "Right click" is its second target.
