@@ -108,7 +108,7 @@ fn every_person_group_keeps_its_floor() {
         // Nor does anybody wink: a wink would be a stray command where one is bound.
         assert_eq!(stray_commands(&records), 0, "{name}: a long blink or a wink where none was");
         if s.brow.gt > 0 {
-            assert!(s.brow.precision.unwrap_or(0.0) >= 0.85, "{name}: {:?}", s.brow);
+            assert!(s.brow.precision.unwrap_or(0.0) >= 0.95, "{name}: {:?}", s.brow);
         }
         all.push(s);
     }

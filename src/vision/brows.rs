@@ -5,10 +5,31 @@
 use opencv::core::Mat;
 use opencv::prelude::*;
 
-use super::params::{BROW_BAND_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_BROW_ON_FACTOR, LOOK_NOISE_SIGMAS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
+use super::params::{SKULL_LIFT_SHARE, BROW_BAND_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_BROW_ON_FACTOR, LOOK_NOISE_SIGMAS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
 use super::stats::RobustWindow;
 use super::VisionError;
 use crate::events::{Event, Point};
+
+/// The brows' height on one frame, in inter-ocular distances along the face's up axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BrowHeight {
+    /// Above the eye's steady place (the switch's measure: it does not move
+    /// when the head turns or tilts).
+    pub from_eye: f64,
+    /// Above the feature between the eyes, which is part of the skull: the
+    /// tracked eye moves with a glance and the lids (a glance down moves it
+    /// 0.05 eye distances), the feature does not. A raise moves the brows
+    /// against both.
+    pub from_feature: f64,
+}
+
+impl BrowHeight {
+    /// The same height against both (generated data, tests).
+    #[must_use]
+    pub fn both(d: f64) -> Self {
+        Self { from_eye: d, from_feature: d }
+    }
+}
 
 /// Brow-raise settings (the profile's `[vision]` brow fields), in inter-ocular distances and ms.
 #[derive(Debug, Clone, Copy)]
@@ -25,10 +46,13 @@ pub struct BrowTiming {
 /// refractory period. A raise is a quick motion from rest: the brows must
 /// rise from the rest level to the threshold within `BROW_ONSET_MS`. A slow
 /// drift (leaning back, a new posture) is followed by the rest level instead,
-/// and so is a level held far longer than any gesture.
+/// and so is a level held far longer than any gesture. The brows must also
+/// have risen against the feature (`SKULL_LIFT_SHARE` of the threshold): a
+/// glance that moves only the tracked eye is no raise.
 #[derive(Debug, Clone, Default)]
 pub struct BrowSwitch {
     rest: RobustWindow,
+    skull_rest: RobustWindow,
     above_since: Option<f64>,
     raised_at: Option<f64>,
     released_at: Option<f64>,
@@ -41,14 +65,16 @@ pub struct BrowSwitch {
 impl BrowSwitch {
     /// Feeds one measurement (`None` while it cannot be trusted: eyes closed,
     /// tracking weak). Returns whether the brows are raised and pushes `brow_raise` at the onset.
-    pub fn update(&mut self, dist: Option<f64>, t_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
-        let Some(d) = dist else {
+    pub fn update(&mut self, height: Option<BrowHeight>, t_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
+        let Some(h) = height else {
             // Hold the state; a raise in progress stays raised through a blink.
             self.above_since = None;
             return self.raised();
         };
+        let d = h.from_eye;
         let warm = self.rest.covered_ms() >= BROW_WARMUP_MS;
         let lift = if warm { d - self.rest.median() } else { 0.0 };
+        let skull_lift = if warm { h.from_feature - self.skull_rest.median() } else { 0.0 };
         self.last_lift = lift;
         if let Some(since) = self.raised_at {
             if lift < timing.off {
@@ -58,6 +84,7 @@ impl BrowSwitch {
             } else if t_ms - since > BROW_RAISE_MAX_MS {
                 // Held far longer than any gesture: this is how the face rests now.
                 self.rest.clear();
+                self.skull_rest.clear();
                 self.raised_at = None;
                 self.released_at = Some(t_ms);
                 self.at_rest = Some(t_ms);
@@ -70,7 +97,8 @@ impl BrowSwitch {
                 self.above_since = Some(t_ms);
             }
             let rested = self.released_at.is_none_or(|r| t_ms - r >= timing.refractory_ms);
-            if self.above_since.is_some_and(|s| t_ms - s >= timing.min_ms) && rested {
+            let against_skull = skull_lift >= SKULL_LIFT_SHARE * timing.on;
+            if self.above_since.is_some_and(|s| t_ms - s >= timing.min_ms) && rested && against_skull {
                 self.raised_at = Some(t_ms);
                 self.above_since = None;
                 events.push(Event::BrowRaise);
@@ -79,6 +107,7 @@ impl BrowSwitch {
         // The rest level follows posture and distance, not raises.
         if self.raised_at.is_none() {
             self.rest.push(t_ms, d, BROW_WINDOW_MS);
+            self.skull_rest.push(t_ms, h.from_feature, BROW_WINDOW_MS);
         }
         self.raised()
     }
@@ -98,6 +127,7 @@ impl BrowSwitch {
     /// Forgets everything (the rest level too), keeping its buffers.
     pub fn restart(&mut self) {
         self.rest.clear();
+        self.skull_rest.clear();
         (self.above_since, self.raised_at, self.released_at, self.at_rest) = (None, None, None, None);
         self.last_lift = 0.0;
     }
@@ -157,7 +187,7 @@ impl Brows {
     /// Feeds one frame: the eye–brow distance (`None` while tracking is
     /// weak), what the eyes do, and each eye's closure (1 = the blink threshold).
     /// Returns whether the brows are raised; pushes `brow_raise` at an onset.
-    pub fn update(&mut self, dist: Option<f64>, eyes: EyesNow, closure: (f64, f64), t_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
+    pub fn update(&mut self, dist: Option<BrowHeight>, eyes: EyesNow, closure: (f64, f64), t_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
         // Raised brows stretch the lids: that is not the eyes moving away.
         let away = eyes != EyesNow::Open || (!self.open.raised() && closure.0.max(closure.1) > BROW_EYES_BUSY);
         if away {
@@ -287,7 +317,7 @@ mod tests {
         let mut ev = Vec::new();
         let mut up = Vec::new();
         for i in 0..n {
-            up.push(b.update(Some(f(i)), t0 + i as f64 * dt, BROW, &mut ev));
+            up.push(b.update(Some(BrowHeight::both(f(i))), t0 + i as f64 * dt, BROW, &mut ev));
         }
         (ev, up)
     }
@@ -349,13 +379,41 @@ mod tests {
         assert_eq!(ev, vec![Event::BrowRaise]);
     }
 
+    /// p2 lowers her gaze after a blink: the tracked eye moves down, so the
+    /// brows' height above it climbs by 0.05 over a quarter of a second and
+    /// stays, while against the feature between the eyes it does not move.
+    #[test]
+    fn a_glance_that_moves_only_the_eye_is_no_raise_and_a_raise_still_is() {
+        let feed = |b: &mut BrowSwitch, ev: &mut Vec<Event>, t0: f64, n: usize, f: &dyn Fn(usize) -> BrowHeight| {
+            for i in 0..n {
+                b.update(Some(f(i)), t0 + i as f64 * 55.0, BROW, ev);
+            }
+        };
+        let rest = |_| BrowHeight { from_eye: 0.347, from_feature: 0.25 };
+        let mut ev = Vec::new();
+        let mut b = BrowSwitch::default();
+        feed(&mut b, &mut ev, 0.0, 60, &rest);
+        let glance = |i: usize| BrowHeight { from_eye: 0.347 + 0.05 * (i as f64 / 5.0).min(1.0), from_feature: 0.25 + 0.002 * (i as f64 * 0.8).sin() };
+        feed(&mut b, &mut ev, 4000.0, 30, &glance);
+        assert!(ev.is_empty(), "a glance: {ev:?}");
+        // The same climb with the brows rising against the feature too is a raise.
+        let mut b = BrowSwitch::default();
+        feed(&mut b, &mut ev, 0.0, 60, &rest);
+        let raise = |i: usize| {
+            let lift = 0.05 * (i as f64 / 5.0).min(1.0);
+            BrowHeight { from_eye: 0.347 + lift, from_feature: 0.25 + 0.8 * lift }
+        };
+        feed(&mut b, &mut ev, 4000.0, 30, &raise);
+        assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
     /// Feeds `n` frames 55 ms apart (an 18 fps camera) from `t0`: each frame's distance, eye state and closures.
     fn run_look(b: &mut Brows, n: usize, t0: f64, f: impl Fn(usize) -> (f64, EyesNow, (f64, f64))) -> (Vec<Event>, Vec<bool>) {
         let mut ev = Vec::new();
         let mut up = Vec::new();
         for i in 0..n {
             let (d, eyes, closure) = f(i);
-            up.push(b.update(Some(d), eyes, closure, t0 + i as f64 * 55.0, BROW, &mut ev));
+            up.push(b.update(Some(BrowHeight::both(d)), eyes, closure, t0 + i as f64 * 55.0, BROW, &mut ev));
         }
         (ev, up)
     }

@@ -224,6 +224,12 @@ pub const BROW_WARMUP_MS: f64 = 500.0;
 pub const BROW_ONSET_MS: f64 = 400.0;
 /// ... and a raise held longer than this is how the face rests now.
 pub const BROW_RAISE_MAX_MS: f64 = 8000.0;
+/// A raise must also lift the brows against the feature between the eyes by
+/// this share of the threshold. The brows' height above the tracked eye
+/// moves when only the eye does (a glance down on p2: 0.035 above rest, and
+/// 0.002 against the feature); a raise lifts the brows against both (the
+/// development clips' raises: at least 0.035 against the feature).
+pub const SKULL_LIFT_SHARE: f64 = 0.5;
 /// The brows are not measured while either eye's closure is above this
 /// (a blink or a gaze shift moves the brow measure). Below the blink
 /// threshold (1), because the reopening of a shallow blink still moves it.

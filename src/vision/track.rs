@@ -243,6 +243,7 @@ impl Vision {
         // 4. Brows: found above each eye; the distance is measured along the face's up axis.
         let (e, up) = axes(tr.right.eye, tr.left.eye);
         let mut lift_sum = 0.0;
+        let mut skull_sum = 0.0;
         let mut lift_n = 0;
         for side in [&mut tr.left, &mut tr.right] {
             let guess = [
@@ -257,12 +258,14 @@ impl Vision {
                     // From the eye's steady place beside the feature: a closing lid does not move it.
                     let rel = sub(side.brow, add(tr.feature, side.eye_offset));
                     lift_sum += (rel[0] * up[0] + rel[1] * up[1]) / now_iod;
+                    let skull = sub(side.brow, tr.feature);
+                    skull_sum += (skull[0] * up[0] + skull[1] * up[1]) / now_iod;
                     lift_n += 1;
                 }
                 _ => side.brow = guess,
             }
         }
-        let brow_dist = (reliable && lift_n == 2).then(|| lift_sum / 2.0);
+        let brow_dist = (reliable && lift_n == 2).then(|| brows::BrowHeight { from_eye: lift_sum / 2.0, from_feature: skull_sum / 2.0 });
         let brow_timing = brows::BrowTiming {
             on: self.settings.brow_on,
             off: self.settings.brow_off,
@@ -290,7 +293,7 @@ impl Vision {
             out.closure.0,
             out.closure.1,
             out.eyes_closed,
-            brow_dist.map(|b| (b * 1000.0).round() / 1000.0),
+            brow_dist.map(|b| (b.from_eye * 1000.0).round() / 1000.0),
             out.brow_lift,
             out.brows_raised
         );
