@@ -127,6 +127,8 @@ struct Candidate {
     /// the threshold on the frame before: not the end of a look, not one eye
     /// already departed).
     fresh: bool,
+    /// It began as the eyes came back from a held look.
+    after_look: bool,
 }
 
 /// The eye-state detector of both eyes (index 0: the subject's left eye, 1: the right).
@@ -147,6 +149,8 @@ pub struct EyeState {
     /// A blink that may teach the closed level: when the eyes reopened, and each eye's depth at its deepest.
     pending: Option<(f64, [f64; 2])>,
     last_t: Option<f64>,
+    /// When a held look was last taken as the open one.
+    look_ended: Option<f64>,
     /// The last frame's closures (1 = the blink threshold), for diagnostics and plots ...
     pub last_closure: (f64, f64),
     /// ... and the frame's before.
@@ -247,6 +251,7 @@ impl EyeState {
                         moved: false,
                         announced: false,
                         fresh: self.last_closure_before.is_some_and(|(l, r)| l.max(r) < EYE_ON),
+                        after_look: self.look_ended.is_some_and(|e| t_ms - e <= BLINK_MAX_MS),
                     });
                     self.wink = None;
                 } else {
@@ -283,6 +288,16 @@ impl EyeState {
                         self.blink(&c, t_ms, events);
                     }
                     self.armed = false;
+                    // A blink as the eyes came back from a look (p2 blinks as
+                    // she stops looking up): an eye still away has been away
+                    // since the closure began, and takes its new look as soon.
+                    if c.after_look {
+                        for k in 0..2 {
+                            if seen[k].closure >= EYE_ON {
+                                self.departed[k] = Some(c.start);
+                            }
+                        }
+                    }
                 } else if dur > BLINK_MAX_MS {
                     if mean >= HOLD_SHARE * c.peak && self.looks_closed(&seen) {
                         c.open_since = None;
@@ -314,7 +329,12 @@ impl EyeState {
                                 look.set(&self.patch[k])?;
                             }
                         }
-                        self.armed = false;
+                        self.look_ended = Some(t_ms);
+                        // The eyes look like their open look now: a blink may
+                        // start on the next frame (p2 blinks as her eyes come
+                        // back from a look up).
+                        self.last_closure = (0.0, 0.0);
+                        self.armed = true;
                     } else {
                         self.candidate = Some(c);
                     }
@@ -694,6 +714,32 @@ mod tests {
         assert!(!kinds.contains(&Event::LongBlink), "{ev:?}");
         let in_look: Vec<&(f64, Event)> = ev.iter().filter(|e| e.1 == Event::Blink && (4900.0..5500.0).contains(&e.0)).collect();
         assert_eq!(in_look.len(), 1, "the blink in the look: {ev:?}");
+    }
+
+    /// She looks up with her lids half lowered, her eyes come part of the
+    /// way back (which becomes their open look), and she blinks as they come
+    /// the rest of the way (p2 at 17 s and 32 s, at 18 fps): one blink, given
+    /// within the scorer's quarter of a second.
+    #[test]
+    fn a_blink_as_the_eyes_come_back_from_a_look_counts() {
+        let mut s = EyeState::default();
+        let dt = 55.6;
+        run(&mut s, 0.0, 3000.0, dt, blinks(110.0));
+        let ev = run(&mut s, 3000.0, 8000.0, dt, |t| {
+            if (4000.0..5500.0).contains(&t) {
+                ([0.45, 0.45], [0.0, -0.05])
+            } else if (5500.0..5690.0).contains(&t) {
+                ([0.2, 0.2], [0.0, -0.03])
+            } else if (5690.0..5810.0).contains(&t) {
+                ([1.0, 1.0], [0.0, 0.0])
+            } else if (5810.0..6100.0).contains(&t) {
+                ([0.15, 0.15], [0.0, -0.01])
+            } else {
+                ([0.0, 0.0], [0.0, 0.0])
+            }
+        });
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink], "{ev:?}");
+        assert!((5690.0..5940.0).contains(&ev[0].0), "{ev:?}");
     }
 
     /// Two blinks 330 ms apart are two blinks (a double blink), each given once.
