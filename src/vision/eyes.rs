@@ -718,7 +718,7 @@ mod tests {
 
     /// She looks up with her lids half lowered, her eyes come part of the
     /// way back (which becomes their open look), and she blinks as they come
-    /// the rest of the way (p2 at 17 s and 32 s, at 18 fps): one blink, given
+    /// the rest of the way (p2 at 17 s, at 18 fps): one blink, given
     /// within the scorer's quarter of a second.
     #[test]
     fn a_blink_as_the_eyes_come_back_from_a_look_counts() {
