@@ -30,7 +30,7 @@ use opencv::prelude::*;
 use super::ncc;
 use super::params::{
     EARLY_RETURN_SHARE, EARLY_TURN_MS,
-    ADOPT_MS, ALIGNED_NCC, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
+    ADOPT_MS, ALIGNED_NCC, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_WINDOW_MS, OPEN_TAU_MS, WINK_CLOSED, WINK_OTHER_MAX,
 };
 use super::stats::{Ema, RobustWindow, alpha};
@@ -149,6 +149,8 @@ pub struct EyeState {
     /// A blink that may teach the closed level: when the eyes reopened, and each eye's depth at its deepest.
     pending: Option<(f64, [f64; 2])>,
     last_t: Option<f64>,
+    /// A frame of a slow camera that departed part of the way (see `GLIMPSE_ON`).
+    glimpse: Option<f64>,
     /// When a held look was last taken as the open one.
     look_ended: Option<f64>,
     /// The last frame's closures (1 = the blink threshold), for diagnostics and plots ...
@@ -236,9 +238,16 @@ impl EyeState {
         match self.candidate.take() {
             None if brows_up => {}
             None => {
+                let glimpsed = self.glimpse.take();
                 if mean < EYE_REARM {
                     self.armed = true;
+                    if glimpsed.is_some() {
+                        // A blink a slow camera caught half way on the only
+                        // frame it saw of it, and gone on the next.
+                        self.give_blink(t_ms, events);
+                    }
                 }
+                let could_glimpse = glimpsed.is_none() && dt >= GLIMPSE_FRAME_MS && least >= GLIMPSE_ON && self.last_closure_before.is_some_and(|(l, r)| l.max(r) < EYE_REARM);
                 if ready && self.armed && mean >= EYE_ON && least >= 0.5 * EYE_ON {
                     self.held = [None, None];
                     self.held_dip = None;
@@ -255,8 +264,15 @@ impl EyeState {
                     });
                     self.wink = None;
                 } else {
+                    // Whether a glimpse was a blink, the next frame tells: it
+                    // is gone there. Its rest level learns it (noise that
+                    // reaches so far must widen the spread), its look does not.
+                    let glimpse = ready && self.armed && could_glimpse;
+                    if glimpse {
+                        self.glimpse = Some(t_ms);
+                    }
                     self.winks(&seen, t_ms, timing, events);
-                    self.learn_open(&seen, dt)?;
+                    self.learn_open(&seen, dt, !glimpse)?;
                 }
             }
             Some(mut c) => {
@@ -395,11 +411,11 @@ impl EyeState {
         [seen[0].departure - self.rest[0].median(), seen[1].departure - self.rest[1].median()]
     }
 
-    /// Each eye that is not departing teaches its open look and its rest
-    /// level. An eye that has stayed departed for `ADOPT_MS` without a blink
-    /// under way looks like this now (a gaze shift that came back only half
-    /// way, a shadow, a glint that stays).
-    fn learn_open(&mut self, seen: &[Seen; 2], dt: f64) -> Result<(), VisionError> {
+    /// Each eye that is not departing teaches its rest level and (with
+    /// `look_too`) its open look. An eye that has stayed departed for
+    /// `ADOPT_MS` without a blink under way looks like this now (a gaze
+    /// shift that came back only half way, a shadow, a glint that stays).
+    fn learn_open(&mut self, seen: &[Seen; 2], dt: f64, look_too: bool) -> Result<(), VisionError> {
         let weight = alpha(dt, OPEN_TAU_MS);
         let t = self.last_t.unwrap_or(0.0);
         for (k, seen) in seen.iter().enumerate() {
@@ -410,12 +426,13 @@ impl EyeState {
                 {
                     look.set(&self.patch[k])?;
                     self.departed[k] = None;
+                    tracing::trace!("eyes: t {t:.0} eye {k} departed for {:.0} ms: this is its open look now", t - since);
                 }
                 continue;
             }
             self.departed[k] = None;
             self.rest[k].push(t, seen.departure, EYE_WINDOW_MS);
-            if let Some(look) = self.open[k].as_mut() {
+            if look_too && let Some(look) = self.open[k].as_mut() {
                 look.learn(&self.patch[k], weight)?;
             }
         }
@@ -650,6 +667,32 @@ mod tests {
             (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
         });
         assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink, Event::Blink], "{ev:?}");
+    }
+
+    /// At 8 fps a blink's only frame can catch the lids part of the way
+    /// (closure 0.74 here): it counts when the next frame is back at rest, and
+    /// is given there. The same part-way frame at 30 fps is no blink (a blink
+    /// shows there on several frames), nor is it at 8 fps when it stays.
+    #[test]
+    fn a_slow_cameras_blink_caught_half_way_on_its_only_frame_counts() {
+        let learn = |dt: f64| {
+            let mut s = EyeState::default();
+            run(&mut s, 0.0, 3000.0, dt, |t| {
+                let shut = [1000.0, 2250.0].iter().any(|b| (t - b).abs() < dt / 2.0);
+                (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
+            });
+            s
+        };
+        let half = [0.05, 0.05];
+        let mut s = learn(125.0);
+        let ev = run(&mut s, 3000.0, 4500.0, 125.0, |t| if (t - 3500.0).abs() < 1.0 { (half, [0.0, 0.0]) } else { ([0.0, 0.0], [0.0, 0.0]) });
+        assert_eq!(ev, vec![(3625.0, Event::Blink)]);
+        let mut s = learn(33.3);
+        let ev = run(&mut s, 3000.0, 4500.0, 33.3, |t| if (3490.0..3510.0).contains(&t) { (half, [0.0, 0.0]) } else { ([0.0, 0.0], [0.0, 0.0]) });
+        assert!(ev.is_empty(), "at 30 fps: {ev:?}");
+        let mut s = learn(125.0);
+        let ev = run(&mut s, 3000.0, 6000.0, 125.0, |t| if t >= 3500.0 { (half, [0.0, 0.0]) } else { ([0.0, 0.0], [0.0, 0.0]) });
+        assert!(ev.is_empty(), "a part-way look that stays: {ev:?}");
     }
 
     /// Lids that close fast and reopen slowly (shut 1 frame, then 0.7, 0.6,
