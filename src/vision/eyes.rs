@@ -30,7 +30,7 @@ use opencv::prelude::*;
 use super::ncc;
 use super::params::{
     EARLY_RETURN_SHARE, EARLY_TURN_MS,
-    ADOPT_MS, ALIGNED_NCC, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
+    ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_WINDOW_MS, OPEN_TAU_MS, WINK_CLOSED, WINK_OTHER_MAX,
 };
 use super::stats::{Ema, RobustWindow, alpha};
@@ -129,6 +129,9 @@ struct Candidate {
     fresh: bool,
     /// It began as the eyes came back from a held look.
     after_look: bool,
+    /// Past `BLINK_MAX_MS`: the change from the held look (by when it began)
+    /// that was given as a blink on the way out of the look.
+    left_through: Option<f64>,
 }
 
 /// The eye-state detector of both eyes (index 0: the subject's left eye, 1: the right).
@@ -261,6 +264,7 @@ impl EyeState {
                         announced: false,
                         fresh: self.last_closure_before.is_some_and(|(l, r)| l.max(r) < EYE_ON),
                         after_look: self.look_ended.is_some_and(|e| t_ms - e <= BLINK_MAX_MS),
+                        left_through: None,
                     });
                     self.wink = None;
                 } else {
@@ -326,13 +330,25 @@ impl EyeState {
                     // lowered), and its end is no blink and no long blink.
                     // A change still under way for `NOT_CLOSED_MS` is not a
                     // reopening either: eyes open within a frame or two.
+                    let dip_before = self.held_dip.map(|(since, _)| since);
                     let change = self.changed_in_hold(gray, eyes, iod, t_ms, dt)?;
-                    if change == HoldChange::Blinked {
+                    // A change already given on its way out of the look is not given again as it comes back.
+                    if change == HoldChange::Blinked && (dip_before.is_none() || dip_before != c.left_through) {
                         // A blink while the lids are lowered for a look is a
                         // blink (the held look stays a look: it is not taken
                         // as the open one, which cost p2 her next blinks). It
                         // teaches no closed level: its depth is from the look.
                         self.give_blink(t_ms, events);
+                    }
+                    if let Some((since, dip)) = self.held_dip
+                        && c.left_through != Some(since)
+                        && dip >= LEAVE_BLINK_SHARE * c.peak
+                    {
+                        // The eyes leave the look further from it than the
+                        // look is from the open eyes: through closed eyes (p2
+                        // blinks as she stops looking down).
+                        self.give_blink(t_ms, events);
+                        c.left_through = Some(since);
                     }
                     if change != HoldChange::None || self.held_dip.is_some_and(|(since, _)| t_ms - since >= NOT_CLOSED_MS) {
                         c.moved = true;

@@ -187,6 +187,10 @@ pub const GLIMPSE_ON: f64 = 0.6;
 /// eyes look like the person's own closed eyes; otherwise it is the new open
 /// look (a gaze shift, lids lowered while looking up).
 pub const BLINK_MAX_MS: f64 = 400.0;
+/// While a departure holds: a further change from how the eyes look in the
+/// hold that reaches this share of the hold's own depth (against the open
+/// look) is the eyes leaving the look through a blink.
+pub const LEAVE_BLINK_SHARE: f64 = 1.2;
 /// A closure that has not reopened after this long is not a long blink: the
 /// eyes look like this now.
 pub const LONG_BLINK_MAX_MS: f64 = 3000.0;
