@@ -346,9 +346,11 @@ impl EyeState {
                     {
                         // The eyes leave the look further from it than the
                         // look is from the open eyes: through closed eyes (p2
-                        // blinks as she stops looking down).
+                        // blinks as she stops looking down). Eyes that blink
+                        // were open: the hold was a look, no long blink.
                         self.give_blink(t_ms, events);
                         c.left_through = Some(since);
+                        c.moved = true;
                     }
                     if change != HoldChange::None || self.held_dip.is_some_and(|(since, _)| t_ms - since >= NOT_CLOSED_MS) {
                         c.moved = true;
