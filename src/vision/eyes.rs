@@ -312,9 +312,9 @@ impl EyeState {
                     // she stops looking up): an eye still away has been away
                     // since the closure began, and takes its new look as soon.
                     if c.after_look {
-                        for k in 0..2 {
-                            if seen[k].closure >= EYE_ON {
-                                self.departed[k] = Some(c.start);
+                        for (departed, eye) in self.departed.iter_mut().zip(&seen) {
+                            if eye.closure >= EYE_ON {
+                                *departed = Some(c.start);
                             }
                         }
                     }
