@@ -113,6 +113,8 @@ struct Candidate {
     start: f64,
     /// The deepest mean closure, and each eye's departure above its rest there.
     peak: f64,
+    /// Since when the closure has been near that depth (a deeper one restarts it).
+    deep_since: f64,
     peak_depth: [f64; 2],
     /// Past `BLINK_MAX_MS`, the eyes have looked closed (no frame that did
     /// not, for `NOT_CLOSED_MS` in a row) ...
@@ -257,6 +259,7 @@ impl EyeState {
                     self.candidate = Some(Candidate {
                         start: t_ms,
                         peak: mean,
+                        deep_since: t_ms,
                         peak_depth: self.depths(&seen),
                         closed_like: true,
                         open_since: None,
@@ -281,6 +284,10 @@ impl EyeState {
             }
             Some(mut c) => {
                 if mean > c.peak {
+                    if HOLD_SHARE * mean > c.peak {
+                        // Deeper than the hold so far was near: held shut from now on, if at all.
+                        c.deep_since = t_ms;
+                    }
                     c.peak = mean;
                     c.peak_depth = self.depths(&seen);
                 }
@@ -297,7 +304,11 @@ impl EyeState {
                 } else if mean < back {
                     // The eyes came back: a blink, or a long blink if they were closed long enough.
                     let closed_like = c.closed_like && !c.moved;
-                    if dur >= timing.long_blink_ms && dur <= LONG_BLINK_MAX_MS && closed_like {
+                    // Held near its deepest for the long blink's time, not a
+                    // look that ended in a blink (a look far up departs half
+                    // as much as closed eyes, and its blink twice as much).
+                    let held = t_ms - c.deep_since >= timing.long_blink_ms;
+                    if held && dur <= LONG_BLINK_MAX_MS && closed_like {
                         events.push(Event::LongBlink);
                         self.pending = None;
                     } else if c.announced {
@@ -801,6 +812,26 @@ mod tests {
         });
         assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink], "{ev:?}");
         assert!((5690.0..5940.0).contains(&ev[0].0), "{ev:?}");
+    }
+
+    /// She looks far up for a second and a half (the iris at the top of the
+    /// eye departs from the open look half as far as closed eyes) and blinks
+    /// as she looks back: a blink, not a long blink (a right click). The
+    /// closure was near its deepest only for the blink's own frames.
+    #[test]
+    fn a_look_that_ends_in_a_blink_is_no_long_blink() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3000.0, 55.6, blinks(110.0));
+        let ev = run(&mut s, 3000.0, 7000.0, 55.6, |t| {
+            if (4000.0..5500.0).contains(&t) {
+                ([0.0, 0.0], [0.0, -0.1])
+            } else if (5500.0..5620.0).contains(&t) {
+                ([1.0, 1.0], [0.0, 0.0])
+            } else {
+                ([0.0, 0.0], [0.0, 0.0])
+            }
+        });
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink], "{ev:?}");
     }
 
     /// Two blinks 330 ms apart are two blinks (a double blink), each given once.
