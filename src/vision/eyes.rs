@@ -115,6 +115,10 @@ struct Candidate {
     peak: f64,
     /// Since when the closure has been near that depth (a deeper one restarts it).
     deep_since: f64,
+    /// Past `BLINK_MAX_MS`, the eyes looked shut at least once (a long blink
+    /// must; a slow camera's one or two frames of lowered lids within
+    /// `NOT_CLOSED_MS` do not).
+    seen_shut: bool,
     peak_depth: [f64; 2],
     /// Past `BLINK_MAX_MS`, the eyes have looked closed (no frame that did
     /// not, for `NOT_CLOSED_MS` in a row) ...
@@ -260,6 +264,7 @@ impl EyeState {
                         start: t_ms,
                         peak: mean,
                         deep_since: t_ms,
+                        seen_shut: false,
                         peak_depth: self.depths(&seen),
                         closed_like: true,
                         open_since: None,
@@ -308,7 +313,7 @@ impl EyeState {
                     // look that ended in a blink (a look far up departs half
                     // as much as closed eyes, and its blink twice as much).
                     let held = t_ms - c.deep_since >= timing.long_blink_ms;
-                    if held && dur <= LONG_BLINK_MAX_MS && closed_like {
+                    if held && dur <= LONG_BLINK_MAX_MS && closed_like && c.seen_shut {
                         events.push(Event::LongBlink);
                         self.pending = None;
                     } else if c.announced {
@@ -332,6 +337,7 @@ impl EyeState {
                 } else if dur > BLINK_MAX_MS {
                     if mean >= HOLD_SHARE * c.peak && self.looks_closed(&seen) {
                         c.open_since = None;
+                        c.seen_shut = true;
                     } else {
                         c.open_since.get_or_insert(t_ms);
                     }
@@ -832,6 +838,24 @@ mod tests {
             }
         });
         assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink], "{ev:?}");
+    }
+
+    /// At 7.5 fps she lowers her lids for 0.67 s (five frames), not as far as
+    /// her blinks close them: the eyes never looked shut, so their return is no
+    /// long blink (a right click), although the one frame judged after 400 ms
+    /// is within the 150 ms a reopening may take.
+    #[test]
+    fn a_slow_cameras_short_lowering_of_the_lids_is_no_long_blink() {
+        let dt = 133.3;
+        for lid in [0.15, 0.2, 0.25] {
+            let mut s = EyeState::default();
+            run(&mut s, 0.0, 3000.0, dt, |t| {
+                let shut = [1066.4, 2266.1].iter().any(|b| (t - b).abs() < 1.0);
+                (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
+            });
+            let ev = run(&mut s, 3000.0, 6000.0, dt, |t| if (3990.0..4620.0).contains(&t) { ([lid, lid], [0.0, 0.02]) } else { ([0.0, 0.0], [0.0, 0.0]) });
+            assert!(!ev.iter().any(|e| e.1 == Event::LongBlink), "lid {lid}: {ev:?}");
+        }
     }
 
     /// Two blinks 330 ms apart are two blinks (a double blink), each given once.
