@@ -129,6 +129,9 @@ fn add(a: Point, b: Point) -> Point {
 fn sub(a: Point, b: Point) -> Point {
     [a[0] - b[0], a[1] - b[1]]
 }
+fn dot(a: Point, b: Point) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
 /// The point a share `t` of the way from `a` to `b`.
 fn lerp(a: Point, b: Point, t: f64) -> Point {
     [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]

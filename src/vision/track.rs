@@ -16,7 +16,7 @@ use super::params::{
     RELIABLE_DROP, RELIABLE_FEATURE, VELOCITY_TAU_MS,
 };
 use super::stats::alpha;
-use super::{FeaturePoint, Observation, Phase, Vision, VisionError, add, axes, brows, lerp, ncc, px, sub};
+use super::{FeaturePoint, Observation, Phase, Vision, VisionError, add, axes, brows, dot, lerp, ncc, px, sub};
 use crate::capture::Frame;
 use crate::events::{Event, Point, dist, midpoint as mid};
 
@@ -106,7 +106,7 @@ impl Vision {
                 eye_tmpl,
                 brow_tmpl,
                 eye_offset: sub(eye, feature),
-                brow_offset: ((rel[0] * e[0] + rel[1] * e[1]) / iod, (rel[0] * up[0] + rel[1] * up[1]) / iod),
+                brow_offset: (dot(rel, e) / iod, dot(rel, up) / iod),
                 eye,
                 brow,
                 eye_score: 1.0,
@@ -257,9 +257,8 @@ impl Vision {
                     side.brow = sub(m.pos, rise);
                     // From the eye's steady place beside the feature: a closing lid does not move it.
                     let rel = sub(side.brow, add(tr.feature, side.eye_offset));
-                    lift_sum += (rel[0] * up[0] + rel[1] * up[1]) / now_iod;
-                    let skull = sub(side.brow, tr.feature);
-                    skull_sum += (skull[0] * up[0] + skull[1] * up[1]) / now_iod;
+                    lift_sum += dot(rel, up) / now_iod;
+                    skull_sum += dot(sub(side.brow, tr.feature), up) / now_iod;
                     lift_n += 1;
                 }
                 _ => side.brow = guess,
