@@ -6,7 +6,9 @@
 //! that the pipeline has not taken yet is replaced by the newer one and counted
 //! as dropped: latency beats completeness. Offline replay uses
 //! [`SlotPolicy::Lossless`], which makes the producer wait instead, so a trace
-//! has exactly one line per decoded frame.
+//! has exactly one line per decoded frame; it also reads the next frame only
+//! when the pipeline asks for it, so that decoding never competes with the
+//! pipeline for a core (as a camera's frames, which come while it is idle).
 //!
 //! Frames are recycled: the consumer gives a processed frame back with
 //! [`Slot::recycle`], and the producer decodes the next image into its buffers.
@@ -264,7 +266,7 @@ fn run_source(source: &mut dyn FrameSource, slot: &Slot, pace: bool) {
     let start = Instant::now();
     let mut first_t: Option<f64> = None;
     loop {
-        if slot.is_closed() {
+        if !slot.await_turn() {
             return;
         }
         let mut frame = slot.spare().unwrap_or_else(Frame::empty);

@@ -10,7 +10,12 @@ use super::Frame;
 pub enum SlotPolicy {
     /// Replace it and count it as dropped (live sources: latency beats completeness).
     DropStale,
-    /// Wait until it is taken (offline replay: every decoded frame is processed).
+    /// Wait until it is taken (offline replay: every decoded frame is
+    /// processed), and decode the next only when the pipeline asks for it
+    /// ([`Slot::await_turn`]): decoding as fast as possible beside the
+    /// pipeline would take its core (`OpenCV`'s decoder runs several
+    /// threads), which no camera does, and its time per frame would measure
+    /// the decoder.
     Lossless,
 }
 
@@ -45,6 +50,8 @@ struct Inner {
     status_changes: u64,
     finished: bool,
     closed: bool,
+    /// The consumer waits for a frame (lossless: the producer's turn to decode).
+    wanted: bool,
 }
 
 /// A slot of one frame between one producer and one consumer.
@@ -67,6 +74,7 @@ impl Slot {
                 status_changes: 0,
                 finished: false,
                 closed: false,
+                wanted: false,
             }),
             cond: Condvar::new(),
         }
@@ -94,6 +102,7 @@ impl Slot {
         if g.closed {
             return false;
         }
+        g.wanted = false;
         if let Some(stale) = g.frame.replace(frame) {
             g.dropped += 1;
             if g.spares.len() < MAX_SPARES {
@@ -103,6 +112,19 @@ impl Slot {
         drop(g);
         self.cond.notify_all();
         true
+    }
+
+    /// Producer: waits until the next frame should be read: at once when
+    /// stale frames are dropped, when the consumer asks for one when none
+    /// may be. Returns `false` when the consumer has closed the slot.
+    pub fn await_turn(&self) -> bool {
+        let mut g = self.lock();
+        if self.policy == SlotPolicy::Lossless {
+            while !g.wanted && !g.closed {
+                g = self.cond.wait(g).unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
+        }
+        !g.closed
     }
 
     /// Producer: a recycled frame to decode into, if one is free.
@@ -164,6 +186,10 @@ impl Slot {
             }
             if g.finished || g.closed {
                 return Taken::Finished(g.status.clone());
+            }
+            if !g.wanted {
+                g.wanted = true;
+                self.cond.notify_all();
             }
             let now = Instant::now();
             if now >= deadline {
@@ -254,6 +280,48 @@ mod tests {
         producer.join().expect("producer thread");
         assert_eq!(seen, (0..50).collect::<Vec<_>>());
         assert_eq!(s.dropped(), 0);
+    }
+
+    /// The producer of a lossless slot reads a frame only when the consumer
+    /// asks for one: it never decodes beside the pipeline's work.
+    #[test]
+    fn a_lossless_producer_reads_only_when_a_frame_is_asked_for() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let s = Arc::new(Slot::new(SlotPolicy::Lossless));
+        let reads = Arc::new(AtomicU64::new(0));
+        let (p, r) = (Arc::clone(&s), Arc::clone(&reads));
+        let producer = std::thread::spawn(move || {
+            let mut i = 0;
+            while p.await_turn() {
+                r.fetch_add(1, Ordering::SeqCst);
+                if !p.put(frame(i)) {
+                    break;
+                }
+                i += 1;
+            }
+        });
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(reads.load(Ordering::SeqCst), 0, "nothing is read before the first take");
+        for i in 0..3 {
+            match s.take(Duration::from_secs(5)) {
+                Taken::Frame(f) => assert_eq!(f.index, i),
+                _ => panic!("expected frame {i}"),
+            }
+            // The pipeline works on frame i: the producer waits meanwhile.
+            std::thread::sleep(Duration::from_millis(30));
+            assert_eq!(reads.load(Ordering::SeqCst), i + 1, "read ahead during frame {i}");
+        }
+        s.close();
+        producer.join().expect("producer thread");
+        assert_eq!(s.dropped(), 0);
+    }
+
+    #[test]
+    fn a_drop_stale_producer_reads_at_once() {
+        let s = Slot::new(SlotPolicy::DropStale);
+        assert!(s.await_turn());
+        s.close();
+        assert!(!s.await_turn());
     }
 
     #[test]
