@@ -91,6 +91,11 @@ enum Command {
         /// Override the event tolerance in seconds.
         #[arg(long)]
         tol_s: Option<f64>,
+        /// Replay each sequence this many times and take each frame's median
+        /// time (every run must see the same): pauses of the machine fall on
+        /// other frames in each run.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
+        repeat: u32,
     },
     /// Simulate a user with a small range of motion and measure pointing (Fitts' law throughput) per mode.
     EvalPointer {
@@ -256,7 +261,7 @@ fn run() -> Result<()> {
             })?;
             print_summary(&summary, trace.as_deref())
         }
-        Some(Command::Eval { sequences, json, trace_dir, tol_s }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, &profile_name),
+        Some(Command::Eval { sequences, json, trace_dir, tol_s, repeat }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, repeat, &profile_name),
         Some(Command::TrainPose { out }) => {
             let path = out.unwrap_or_else(facemouse::pose::default_model_path);
             let started = std::time::Instant::now();
@@ -343,15 +348,19 @@ fn run() -> Result<()> {
     }
 }
 
-fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, tol_s: Option<f64>, profile_name: &str) -> Result<()> {
+fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, tol_s: Option<f64>, repeat: u32, profile_name: &str) -> Result<()> {
     let prof = profile::load(profile_name).context("cannot load the profile")?;
     let mut all = Vec::new();
     // Found once: a missing model is reported once, not for every sequence.
     let models = facemouse::models::Models::load();
     for dir in sequences {
         let seq = facemouse::lab::labels::Sequence::load(dir)?;
-        let (records, _) = replay::collect_with(SourceSpec::Video { path: seq.video(), realtime: false }, &prof.settings, models.clone())
-            .with_context(|| format!("cannot replay {}", dir.display()))?;
+        let run = || replay::collect_with(SourceSpec::Video { path: seq.video(), realtime: false }, &prof.settings, models.clone()).with_context(|| format!("cannot replay {}", dir.display()));
+        let mut runs = Vec::with_capacity(repeat as usize);
+        for _ in 0..repeat {
+            runs.push(run()?.0);
+        }
+        let records = facemouse::lab::eval::merge_runs(runs).with_context(|| format!("cannot repeat {}", dir.display()))?;
         if let Some(td) = trace_dir {
             std::fs::create_dir_all(td).with_context(|| format!("cannot create {}", td.display()))?;
             let name = dir.file_name().map_or_else(|| "trace".into(), |n| n.to_string_lossy().to_string());

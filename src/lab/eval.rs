@@ -517,6 +517,52 @@ pub fn table(all: &[Scores], sum: &Summary) -> String {
     s
 }
 
+/// Why repeated runs of one sequence cannot be merged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepeatError {
+    #[error("run {run} gave {got} frames, the first {want}: the replay is not deterministic")]
+    Length { run: usize, got: usize, want: usize },
+    #[error("run {run} differs from the first at frame {frame}: the replay is not deterministic")]
+    Differs { run: usize, frame: u64 },
+}
+
+/// Merges repeated runs of one sequence (`facemouse eval --repeat`) into
+/// the first: each frame's `proc_us` becomes its median over the runs (the
+/// upper one of an even count). A frame's own work takes about the same
+/// time in every run; a pause of the machine (a virtual machine's host,
+/// another program) lands on other frames in each run, so the median drops
+/// it where the mean or one run would not, and unlike the shortest time it
+/// does not favour the lucky run. The runs must agree on everything else,
+/// frame by frame: a replay is deterministic.
+///
+/// # Errors
+/// A run differs from the first in length or in any field but `proc_us`.
+pub fn merge_runs(mut runs: Vec<Vec<TraceRecord>>) -> Result<Vec<TraceRecord>, RepeatError> {
+    if runs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let first = runs.remove(0);
+    for (k, other) in runs.iter().enumerate() {
+        let run = k + 2;
+        if first.len() != other.len() {
+            return Err(RepeatError::Length { run, got: other.len(), want: first.len() });
+        }
+        if let Some((a, _)) = first.iter().zip(other).find(|(a, b)| TraceRecord { proc_us: a.proc_us, ..(*b).clone() } != **a) {
+            return Err(RepeatError::Differs { run, frame: a.frame });
+        }
+    }
+    let mut times = Vec::with_capacity(runs.len() + 1);
+    let mut merged = first;
+    for (i, r) in merged.iter_mut().enumerate() {
+        times.clear();
+        times.push(r.proc_us);
+        times.extend(runs.iter().map(|o| o[i].proc_us));
+        times.sort_unstable();
+        r.proc_us = times[times.len() / 2];
+    }
+    Ok(merged)
+}
+
 /// Reads a trace file written by `facemouse replay`.
 ///
 /// # Errors
@@ -560,6 +606,21 @@ mod tests {
         assert_eq!(s.subtle_detected, Some(1));
         assert_eq!(s.false_per_min, Some(2.0));
         assert_eq!(s.recall, None);
+    }
+
+    #[test]
+    fn repeated_runs_keep_each_frames_median_time_and_must_agree() {
+        let rec = |frame: u64, proc_us: u64, events: Vec<Event>| TraceRecord { frame, events, proc_us, ..TraceRecord::default() };
+        let run = |t: [u64; 3]| vec![rec(0, t[0], vec![]), rec(1, t[1], vec![Event::Blink]), rec(2, t[2], vec![])];
+        // A pause of the machine in one run (9000, 7000) is dropped; a slow frame in every run stays.
+        let merged = merge_runs(vec![run([900, 9000, 2500]), run([950, 1000, 2600]), run([700, 1100, 7000])]);
+        assert_eq!(merged.map(|m| m.iter().map(|r| r.proc_us).collect::<Vec<_>>()), Ok(vec![900, 1100, 2600]));
+        // Two runs: the slower of the two.
+        assert_eq!(merge_runs(vec![run([900, 9000, 800]), run([950, 1000, 700])]).map(|m| m[1].proc_us), Ok(9000));
+        // A run that saw something else, or fewer frames, is refused.
+        let other = vec![rec(0, 1, vec![]), rec(1, 1, vec![]), rec(2, 1, vec![])];
+        assert_eq!(merge_runs(vec![run([1, 1, 1]), run([1, 1, 1]), other]), Err(RepeatError::Differs { run: 3, frame: 1 }));
+        assert_eq!(merge_runs(vec![run([1, 1, 1]), run([1, 1, 1])[..2].to_vec()]), Err(RepeatError::Length { run: 2, got: 2, want: 3 }));
     }
 
     #[test]
