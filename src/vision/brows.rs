@@ -124,6 +124,12 @@ impl BrowSwitch {
         self.raised_at.is_some()
     }
 
+    /// Whether a raise has started from rest and is not yet held long enough.
+    #[must_use]
+    pub fn rising(&self) -> bool {
+        self.above_since.is_some()
+    }
+
     /// Forgets everything (the rest level too), keeping its buffers.
     pub fn restart(&mut self) {
         self.rest.clear();
@@ -189,7 +195,9 @@ impl Brows {
     /// Returns whether the brows are raised; pushes `brow_raise` at an onset.
     pub fn update(&mut self, dist: Option<BrowHeight>, eyes: EyesNow, closure: (f64, f64), t_ms: f64, timing: BrowTiming, events: &mut Vec<Event>) -> bool {
         // Raised brows stretch the lids: that is not the eyes moving away.
-        let away = eyes != EyesNow::Open || (!self.open.raised() && closure.0.max(closure.1) > BROW_EYES_BUSY);
+        // Nor is it while a raise is under way: whichever moved first owns
+        // the frame (a blink is the eyes closing, and still takes it).
+        let away = eyes != EyesNow::Open || (!self.open.raised() && !self.open.rising() && closure.0.max(closure.1) > BROW_EYES_BUSY);
         if away {
             // A blink moves the brow measure: a raise must be seen to start from rest afterwards.
             if eyes == EyesNow::Closing {
@@ -405,6 +413,30 @@ mod tests {
         };
         feed(&mut b, &mut ev, 4000.0, 30, &raise);
         assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    /// A raised brow stretches the lid above one eye, which may then look
+    /// part way closed on the frame after the brows started to rise (p2's
+    /// synthetic raises at 9 fps). The raise moved first and keeps the frame:
+    /// it fires when it would have without the lid, not two frames later.
+    #[test]
+    fn a_lid_stretched_by_a_raise_under_way_does_not_hold_it_up() {
+        let mut b = Brows::default();
+        let raise = |i: usize| {
+            let lid = if i == 41 { (0.0, 0.7) } else { (0.0, 0.0) };
+            (if i >= 40 { 0.42 } else { 0.34 }, EyesNow::Open, lid)
+        };
+        let (ev, up) = run_look(&mut b, 60, 0.0, raise);
+        assert_eq!(ev, vec![Event::BrowRaise]);
+        assert!(up[42], "raised two frames after it began: {:?}", up.iter().position(|u| *u));
+        // A lid that moves on the brows' first frame up owns that frame and the next.
+        let mut b = Brows::default();
+        let lid_first = |i: usize| {
+            let lid = if (40..42).contains(&i) { (0.0, 0.7) } else { (0.0, 0.0) };
+            (if i >= 40 { 0.42 } else { 0.34 }, EyesNow::Open, lid)
+        };
+        let (_, up) = run_look(&mut b, 60, 0.0, lid_first);
+        assert_eq!(up.iter().position(|u| *u), Some(44));
     }
 
     /// Feeds `n` frames 55 ms apart (an 18 fps camera) from `t0`: each frame's distance, eye state and closures.

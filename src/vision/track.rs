@@ -287,12 +287,13 @@ impl Vision {
         out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
         out.brow_lift = self.brows.last_lift();
         tracing::trace!(
-            "vision {} t {t:.0} reliable {reliable} feature {score:.3} closure {:.2} {:.2} closed {} brow {:?} lift {:.3} raised {}",
+            "vision {} t {t:.0} reliable {reliable} feature {score:.3} closure {:.2} {:.2} closed {} brow {:?} skull {:?} lift {:.3} raised {}",
             frame.index,
             out.closure.0,
             out.closure.1,
             out.eyes_closed,
             brow_dist.map(|b| (b.from_eye * 1000.0).round() / 1000.0),
+            brow_dist.map(|b| (b.from_feature * 1000.0).round() / 1000.0),
             out.brow_lift,
             out.brows_raised
         );
