@@ -30,7 +30,7 @@ use opencv::prelude::*;
 use super::ncc;
 use super::params::{
     EARLY_RETURN_SHARE, EARLY_TURN_MS,
-    ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
+    ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_WINDOW_MS, OPEN_TAU_MS, WINK_CLOSED, WINK_OTHER_MAX,
 };
 use super::stats::{Ema, RobustWindow, alpha};
@@ -158,8 +158,9 @@ pub struct EyeState {
     /// A blink that may teach the closed level: when the eyes reopened, and each eye's depth at its deepest.
     pending: Option<(f64, [f64; 2])>,
     last_t: Option<f64>,
-    /// A frame of a slow camera that departed part of the way (see `GLIMPSE_ON`).
-    glimpse: Option<f64>,
+    /// A frame of a slow camera that departed part of the way (see
+    /// `GLIMPSE_ON`): when, and the deepest mean closure since.
+    glimpse: Option<(f64, f64)>,
     /// When a held look was last taken as the open one.
     look_ended: Option<f64>,
     /// The last frame's closures (1 = the blink threshold), for diagnostics and plots ...
@@ -247,13 +248,15 @@ impl EyeState {
         match self.candidate.take() {
             None if brows_up => {}
             None => {
-                let glimpsed = self.glimpse.take();
+                // A glimpse not back within a blink's length was a look.
+                let mut glimpsed = self.glimpse.take().filter(|(start, _)| t_ms - start <= BLINK_MAX_MS);
                 if mean < EYE_REARM {
                     self.armed = true;
-                    if glimpsed.is_some() {
-                        // A blink a slow camera caught half way on the only
-                        // frame it saw of it, and gone on the next.
+                    if glimpsed.is_some_and(|(_, peak)| mean <= GLIMPSE_BACK * peak) {
+                        // A blink a slow camera caught part way on the one
+                        // or two frames it saw of it, and gone on the next.
                         self.give_blink(t_ms, events);
+                        glimpsed = None;
                     }
                 }
                 let could_glimpse = glimpsed.is_none() && dt >= GLIMPSE_FRAME_MS && least >= GLIMPSE_ON && self.last_closure_before.is_some_and(|(l, r)| l.max(r) < EYE_REARM);
@@ -276,15 +279,13 @@ impl EyeState {
                     });
                     self.wink = None;
                 } else {
-                    // Whether a glimpse was a blink, the next frame tells: it
+                    // Whether a glimpse was a blink, the next frames tell: it
                     // is gone there. Its rest level learns it (noise that
                     // reaches so far must widen the spread), its look does not.
                     let glimpse = ready && self.armed && could_glimpse;
-                    if glimpse {
-                        self.glimpse = Some(t_ms);
-                    }
+                    self.glimpse = if glimpse { Some((t_ms, mean)) } else { glimpsed.map(|(start, peak)| (start, peak.max(mean))) };
                     self.winks(&seen, t_ms, timing, events);
-                    self.learn_open(&seen, dt, !glimpse)?;
+                    self.learn_open(&seen, dt, self.glimpse.is_none())?;
                 }
             }
             Some(mut c) => {
@@ -728,6 +729,21 @@ mod tests {
         let mut s = learn(125.0);
         let ev = run(&mut s, 3000.0, 6000.0, 125.0, |t| if t >= 3500.0 { (half, [0.0, 0.0]) } else { ([0.0, 0.0], [0.0, 0.0]) });
         assert!(ev.is_empty(), "a part-way look that stays: {ev:?}");
+        // Less than half way (closure 0.46: the generated lids move in whole
+        // rows of pixels, so the iris makes this departure), on one frame
+        // between two at rest: a blink at 8 fps, where a fixation lasts
+        // longer than a frame and a blink does not; nothing at 30 fps, nor
+        // when it stays.
+        let part = ([0.0, 0.0], [0.05, 0.0]);
+        let mut s = learn(125.0);
+        let ev = run(&mut s, 3000.0, 4500.0, 125.0, |t| if (t - 3500.0).abs() < 1.0 { part } else { open(t) });
+        assert_eq!(ev, vec![(3625.0, Event::Blink)]);
+        let mut s = learn(33.3);
+        let ev = run(&mut s, 3000.0, 4500.0, 33.3, |t| if (3490.0..3510.0).contains(&t) { part } else { open(t) });
+        assert!(ev.is_empty(), "at 30 fps: {ev:?}");
+        let mut s = learn(125.0);
+        let ev = run(&mut s, 3000.0, 6000.0, 125.0, |t| if t >= 3500.0 { part } else { open(t) });
+        assert!(ev.is_empty(), "a part-way glance that stays: {ev:?}");
     }
 
     /// Lids that close fast and reopen slowly (shut 1 frame, then 0.7, 0.6,

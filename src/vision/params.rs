@@ -176,13 +176,15 @@ pub const LONG_RETURN_SHARE: f64 = 0.15;
 /// ... after which closure must fall below this before the next blink can start.
 pub const EYE_REARM: f64 = 0.5;
 /// A camera whose frames come this far apart or more (below 11 fps) sees a
-/// blink on one frame, often half way (the lids close and open in a fifth
+/// blink on one frame, often part way (the lids close and open in a fifth
 /// of a second): a frame on which both eyes' closures rise from rest to
-/// `GLIMPSE_ON` of the threshold is a blink if the next frame is back at
-/// rest. At higher rates a blink shows on several frames and the threshold
-/// holds.
+/// `GLIMPSE_ON` of the threshold is a blink if their mean closure falls to
+/// `GLIMPSE_BACK` of its deepest or less within `BLINK_MAX_MS` (a look that
+/// stays is no blink). A fixation outlasts such a frame; a blink does not.
+/// At higher rates a blink shows on several frames and the threshold holds.
 pub const GLIMPSE_FRAME_MS: f64 = 90.0;
-pub const GLIMPSE_ON: f64 = 0.6;
+pub const GLIMPSE_ON: f64 = 0.45;
+pub const GLIMPSE_BACK: f64 = 0.5;
 /// A departure that has not come back after this long is a blink only if the
 /// eyes look like the person's own closed eyes; otherwise it is the new open
 /// look (a gaze shift, lids lowered while looking up).
