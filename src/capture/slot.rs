@@ -114,9 +114,10 @@ impl Slot {
         true
     }
 
-    /// Producer: waits until the next frame should be read: at once when
-    /// stale frames are dropped, when the consumer asks for one when none
-    /// may be. Returns `false` when the consumer has closed the slot.
+    /// Producer: waits until the next frame should be read: at once for a
+    /// live source (stale frames are dropped), and for a lossless one until
+    /// the consumer asks for a frame. Returns `false` when the consumer has
+    /// closed the slot.
     pub fn await_turn(&self) -> bool {
         let mut g = self.lock();
         if self.policy == SlotPolicy::Lossless {
