@@ -124,6 +124,15 @@ pub const VELOCITY_TAU_MS: f64 = 50.0;
 /// Feature template refresh: how often, and the drift guard against the first template.
 pub const REFRESH_MS: f64 = 1000.0;
 pub const DRIFT_GUARD_NCC: f64 = 0.6;
+/// Eye templates taken from closed eyes (tracking started during a blink)
+/// match the person's blinks better than their open eyes: when both eyes'
+/// best match during a closure beats their usual match with the eyes open
+/// (an average over `OPEN_MATCH_TAU_MS`, once `OPEN_MATCH_MS` of open eyes
+/// were seen) by this much, the templates are taken again from open eyes.
+/// Templates of open eyes match a blink less than the open eyes.
+pub const CLOSED_TEMPLATE_MARGIN: f64 = 0.1;
+pub const OPEN_MATCH_TAU_MS: f64 = 1000.0;
+pub const OPEN_MATCH_MS: f64 = 300.0;
 
 // ---------------------------------------------------------------------------
 // Recovery (`recover.rs`)

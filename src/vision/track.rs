@@ -12,7 +12,7 @@ use super::face::Face;
 use super::params::{
     FACE_ANSWER_MS, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
     EYE_TEMPLATE, EYES_FLOOR, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
-    HEAD_SPEED, IOD_RATIO, LOST_AFTER_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
+    HEAD_SPEED, IOD_RATIO, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, VELOCITY_TAU_MS,
 };
 use super::stats::alpha;
@@ -32,6 +32,10 @@ pub(super) struct Side {
     pub eye: Point,
     pub brow: Point,
     pub eye_score: f64,
+    /// How well the eye template matches while the eyes are open ...
+    pub open_match: super::stats::Ema,
+    /// ... and at best during the closure under way.
+    pub closed_match: f64,
 }
 
 /// Everything known once tracking has started.
@@ -58,6 +62,12 @@ pub(super) struct Tracks {
     pub drift_strikes: u32,
     /// Where the eyes were on the frame the face detector is looking at.
     pub face_check: Option<[Point; 2]>,
+    /// How long the eyes have been seen open (for `open_match`), whether a
+    /// closure is under way, and whether the eye templates look like they
+    /// were taken from closed eyes (to be taken again once the eyes are open).
+    pub open_ms: f64,
+    pub was_closed: bool,
+    pub retake: bool,
 }
 
 impl Tracks {
@@ -110,6 +120,8 @@ impl Vision {
                 eye,
                 brow,
                 eye_score: 1.0,
+                open_match: super::stats::Ema::default(),
+                closed_match: f64::NEG_INFINITY,
             });
         }
         let mut pose_points = [(Mat::default(), [0.0; 2], [0.0; 2]), (Mat::default(), [0.0; 2], [0.0; 2])];
@@ -137,6 +149,9 @@ impl Vision {
             last_face_check: t,
             drift_strikes: 0,
             face_check: None,
+            open_ms: 0.0,
+            was_closed: false,
+            retake: false,
         }))
     }
 
@@ -285,6 +300,9 @@ impl Vision {
             (true, true) => brows::EyesNow::Holding,
         };
         out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
+        if let Some(fresh) = self.closed_templates(gray, &mut tr, reliable, out, t, dt)? {
+            return Ok(self.start_tracking(fresh));
+        }
         out.brow_lift = self.brows.last_lift();
         tracing::trace!(
             "vision {} t {t:.0} reliable {reliable} feature {score:.3} closure {:.2} {:.2} closed {} brow {:?} skull {:?} lift {:.3} raised {}",
@@ -336,6 +354,52 @@ impl Vision {
             }
         }
         Ok(Phase::Tracking(tr))
+    }
+
+    /// Eye templates taken from closed eyes (tracking started during a
+    /// blink, as a clip or a session may): they match the person's blinks
+    /// better than their open eyes, and on open eyes the tracked eye wanders
+    /// (to the rim of black-framed glasses at 7.5 fps). Compared at the end
+    /// of each closure; once the eyes are open again (back within
+    /// `EYE_REARM` of their open look), every template is taken afresh there.
+    fn closed_templates(&mut self, gray: &Mat, tr: &mut Tracks, reliable: bool, out: &Observation, t: f64, dt: f64) -> Result<Option<Tracks>, VisionError> {
+        let sides = [&mut tr.left, &mut tr.right];
+        if out.eyes_closed {
+            for side in sides {
+                side.closed_match = side.closed_match.max(side.eye_score);
+            }
+            tr.was_closed = true;
+            return Ok(None);
+        }
+        if std::mem::take(&mut tr.was_closed) {
+            let closed = tr.open_ms >= OPEN_MATCH_MS && [&tr.left, &tr.right].iter().all(|s| s.closed_match >= s.open_match.value + CLOSED_TEMPLATE_MARGIN);
+            if closed {
+                tracing::debug!(
+                    "vision: the eye templates match closed eyes better ({:.2} {:.2}) than open ones ({:.2} {:.2}); taking them again",
+                    tr.left.closed_match,
+                    tr.right.closed_match,
+                    tr.left.open_match.value,
+                    tr.right.open_match.value
+                );
+            }
+            tr.retake |= closed;
+            tr.left.closed_match = f64::NEG_INFINITY;
+            tr.right.closed_match = f64::NEG_INFINITY;
+            return Ok(None);
+        }
+        let at_rest = out.closure.0.max(out.closure.1) < super::params::EYE_REARM;
+        if !(reliable && at_rest) {
+            return Ok(None);
+        }
+        if tr.retake {
+            let (le, re) = self.generic.find(gray, tr.left.eye, tr.right.eye)?;
+            return self.take_templates(gray, le, re, t);
+        }
+        for side in [&mut tr.left, &mut tr.right] {
+            side.open_match.update(side.eye_score, dt, OPEN_MATCH_TAU_MS);
+        }
+        tr.open_ms += dt;
+        Ok(None)
     }
 
     /// Tracks for a detected face: the eyes are found near its eye points
@@ -426,6 +490,44 @@ mod tests {
         assert!(first > blink, "started at {first}, before the first blink at {blink}");
         let (o, row) = &seen[79];
         assert!(eye_error(o, row) < 0.1);
+    }
+
+    /// Tracking that started during a blink has templates of closed eyes
+    /// (zju-s12 starts so; at 7.5 fps its right eye then wandered onto the
+    /// glasses' rim between blinks). Here the templates are taken from the
+    /// closed eyes of a blink at 1 s, at 8 fps: after the next blink they are
+    /// taken again from the open eyes, and they match those.
+    #[test]
+    fn templates_taken_from_closed_eyes_are_taken_again_after_a_blink() {
+        use crate::lab::synth::{Action, ScriptEvent};
+        let mut cfg = SynthConfig::demo();
+        cfg.fps = 8.0;
+        cfg.duration_s = 4.5;
+        cfg.script = [1000.0, 2500.0].iter().map(|&start_ms| ScriptEvent { start_ms, action: Action::Blink { closed_ms: 150.0 } }).collect();
+        let match_open = |v: &Vision, gray: &Mat, row: &crate::lab::labels::LabelRow| {
+            let Phase::Tracking(tr) = &v.phase else { panic!("not tracking") };
+            let mut patch = Mat::default();
+            let mut result = Mat::default();
+            let (w, h) = (tr.left.eye_tmpl.cols(), tr.left.eye_tmpl.rows());
+            assert!(ncc::extract(gray, row.le.expect("le"), w, h, &mut patch).expect("extract"));
+            ncc::correlate(&patch, &tr.left.eye_tmpl, &mut result).expect("correlate")
+        };
+        let mut v = Vision::new(VisionSettings::default());
+        let (mut tampered, mut before, mut after) = (false, 1.0, 0.0);
+        run(&mut v, &cfg, 0..cfg.frames(), |i, frame, row, v| {
+            if !tampered && row.eyes_closed && frame.t_ms >= 1000.0 {
+                let tracks = v.take_templates(&frame.gray, row.le.expect("le"), row.re.expect("re"), frame.t_ms).expect("templates").expect("inside");
+                v.phase = Phase::Tracking(Box::new(tracks));
+                tampered = true;
+            } else if tampered && !row.eyes_closed && frame.t_ms < 2400.0 {
+                before = f64::min(before, match_open(v, &frame.gray, row));
+            } else if i + 1 == cfg.frames() {
+                after = match_open(v, &frame.gray, row);
+            }
+        });
+        assert!(tampered, "the blink at 1 s was seen closed");
+        assert!(before < 0.8, "the closed eyes' template matches the open eyes at {before:.2}");
+        assert!(after > 0.9, "taken again from open eyes: {after:.2}");
     }
 
     #[test]
