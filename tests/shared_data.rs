@@ -177,3 +177,26 @@ fn slower_and_smaller_cameras_still_see_the_blinks() {
         }
     }
 }
+
+/// The ten ZJU people at 7.5 fps (every 4th frame): a blink there shows on
+/// one or two frames, often part way. Pooled floors below what the vision
+/// measures today (`docs/accuracy.md`: 0.96/0.77; 0.69 recall before a
+/// part-way blink could span two frames from 0.45 of the threshold). No
+/// long blink and no wink: those would be stray commands.
+#[test]
+fn the_zju_people_at_7_5_fps_keep_their_floor() {
+    let Some(dirs) = all_clips() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut all = Vec::new();
+    for dir in dirs.iter().filter(|d| d.parent().is_some_and(|p| p.ends_with("zju"))) {
+        let out = tmp.path().join(dir.file_name().expect("name"));
+        facemouse::lab::resample::resample(dir, &out, 4, 1.0).expect("resample");
+        let (_, records, s) = run(&out);
+        assert_eq!(stray_commands(&records), 0, "{}: a long blink or a wink where none was", s.sequence);
+        assert!(s.init_latency.frame.is_some(), "{}: never tracked", s.sequence);
+        all.push(s);
+    }
+    assert_eq!(all.len(), 10, "the ten ZJU clips");
+    let sum = eval::summarize(&all);
+    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.73 && sum.blink_precision.unwrap_or(0.0) >= 0.9, "{sum:?}");
+}
