@@ -119,6 +119,8 @@ struct Candidate {
     /// must; a slow camera's one or two frames of lowered lids within
     /// `NOT_CLOSED_MS` do not).
     seen_shut: bool,
+    /// The eyes looked like the person's closed eyes on some frame of it.
+    ever_shut: bool,
     peak_depth: [f64; 2],
     /// Past `BLINK_MAX_MS`, the eyes have looked closed (no frame that did
     /// not, for `NOT_CLOSED_MS` in a row) ...
@@ -268,6 +270,7 @@ impl EyeState {
                         peak: mean,
                         deep_since: t_ms,
                         seen_shut: false,
+                        ever_shut: self.looks_closed(&seen),
                         peak_depth: self.depths(&seen),
                         closed_like: true,
                         open_since: None,
@@ -289,6 +292,7 @@ impl EyeState {
                 }
             }
             Some(mut c) => {
+                c.ever_shut |= self.looks_closed(&seen);
                 if mean > c.peak {
                     if HOLD_SHARE * mean > c.peak {
                         // Deeper than the hold so far was near: held shut from now on, if at all.
@@ -321,7 +325,10 @@ impl EyeState {
                         // Given at the turn already (a slow camera's reopening can
                         // outlast the dedupe): only what it teaches is left.
                         self.pending = Some((t_ms, c.peak_depth));
-                    } else if dur <= BLINK_MAX_MS || closed_like {
+                    } else if dur <= BLINK_MAX_MS || (closed_like && (c.ever_shut || !self.knows_closed_eyes())) {
+                        // Longer than a blink, it must have looked like the
+                        // person's closed eyes at least once: lids lowered
+                        // for half a second (a look down) and raised are no blink.
                         self.blink(&c, t_ms, events);
                     }
                     self.armed = false;
@@ -744,6 +751,22 @@ mod tests {
         let mut s = learn(125.0);
         let ev = run(&mut s, 3000.0, 6000.0, 125.0, |t| if t >= 3500.0 { part } else { open(t) });
         assert!(ev.is_empty(), "a part-way glance that stays: {ev:?}");
+    }
+
+    /// Lids lowered a third of the way for half a second (a look down) and
+    /// raised again depart past the threshold but never as far as the
+    /// person's blinks: longer than a blink, that is no blink (at 7.5 fps
+    /// p1 did so on focus-p1-b and focus-p1-brows-a). A blink as long, whose
+    /// lids were shut, still is.
+    #[test]
+    fn a_long_shallow_closure_is_no_blink_and_a_long_shut_one_is() {
+        for lid in [0.3_f64, 1.0] {
+            let mut s = EyeState::default();
+            run(&mut s, 0.0, 3000.0, 33.3, blinks(130.0));
+            let ev = run(&mut s, 3000.0, 5000.0, 33.3, |t| if (4000.0..4500.0).contains(&t) { ([lid, lid], [0.0, 0.0]) } else { open(t) });
+            let blinks = ev.iter().filter(|e| e.1 == Event::Blink).count();
+            assert_eq!(blinks, usize::from(lid > 0.5), "lids at {lid} for 500 ms: {ev:?}");
+        }
     }
 
     /// Lids that close fast and reopen slowly (shut 1 frame, then 0.7, 0.6,
