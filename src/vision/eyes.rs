@@ -292,7 +292,8 @@ impl EyeState {
                 }
             }
             Some(mut c) => {
-                c.ever_shut |= self.looks_closed(&seen);
+                let shut = self.looks_closed(&seen);
+                c.ever_shut |= shut;
                 if mean > c.peak {
                     if HOLD_SHARE * mean > c.peak {
                         // Deeper than the hold so far was near: held shut from now on, if at all.
@@ -343,7 +344,7 @@ impl EyeState {
                         }
                     }
                 } else if dur > BLINK_MAX_MS {
-                    if mean >= HOLD_SHARE * c.peak && self.looks_closed(&seen) {
+                    if mean >= HOLD_SHARE * c.peak && shut {
                         c.open_since = None;
                         c.seen_shut = true;
                     } else {
