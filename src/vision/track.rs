@@ -12,7 +12,7 @@ use super::face::Face;
 use super::params::{
     FACE_ANSWER_MS, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
     EYE_TEMPLATE, EYES_FLOOR, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
-    HEAD_SPEED, IOD_RATIO, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
+    HEAD_SPEED, IOD_RATIO, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, EYE_REARM, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, VELOCITY_TAU_MS,
 };
 use super::stats::alpha;
@@ -34,8 +34,8 @@ pub(super) struct Side {
     pub eye_score: f64,
     /// How well the eye template matches while the eyes are open ...
     pub open_match: super::stats::Ema,
-    /// ... and at best during the closure under way.
-    pub closed_match: f64,
+    /// ... and at best during the closure under way (`None` while the eyes are open).
+    pub closed_match: Option<f64>,
 }
 
 /// Everything known once tracking has started.
@@ -62,11 +62,10 @@ pub(super) struct Tracks {
     pub drift_strikes: u32,
     /// Where the eyes were on the frame the face detector is looking at.
     pub face_check: Option<[Point; 2]>,
-    /// How long the eyes have been seen open (for `open_match`), whether a
-    /// closure is under way, and whether the eye templates look like they
-    /// were taken from closed eyes (to be taken again once the eyes are open).
+    /// How long the eyes have been seen open (for `open_match`), and whether
+    /// the eye templates look like they were taken from closed eyes (to be
+    /// taken again once the eyes are open).
     pub open_ms: f64,
-    pub was_closed: bool,
     pub retake: bool,
 }
 
@@ -121,7 +120,7 @@ impl Vision {
                 brow,
                 eye_score: 1.0,
                 open_match: super::stats::Ema::default(),
-                closed_match: f64::NEG_INFINITY,
+                closed_match: None,
             });
         }
         let mut pose_points = [(Mat::default(), [0.0; 2], [0.0; 2]), (Mat::default(), [0.0; 2], [0.0; 2])];
@@ -150,7 +149,6 @@ impl Vision {
             drift_strikes: 0,
             face_check: None,
             open_ms: 0.0,
-            was_closed: false,
             retake: false,
         }))
     }
@@ -363,31 +361,26 @@ impl Vision {
     /// of each closure; once the eyes are open again (back within
     /// `EYE_REARM` of their open look), every template is taken afresh there.
     fn closed_templates(&mut self, gray: &Mat, tr: &mut Tracks, reliable: bool, out: &Observation, t: f64, dt: f64) -> Result<Option<Tracks>, VisionError> {
-        let sides = [&mut tr.left, &mut tr.right];
         if out.eyes_closed {
-            for side in sides {
-                side.closed_match = side.closed_match.max(side.eye_score);
+            for side in [&mut tr.left, &mut tr.right] {
+                side.closed_match = Some(side.closed_match.map_or(side.eye_score, |m| m.max(side.eye_score)));
             }
-            tr.was_closed = true;
             return Ok(None);
         }
-        if std::mem::take(&mut tr.was_closed) {
-            let closed = tr.open_ms >= OPEN_MATCH_MS && [&tr.left, &tr.right].iter().all(|s| s.closed_match >= s.open_match.value + CLOSED_TEMPLATE_MARGIN);
+        // The first open frame after a closure.
+        if let (Some(l), Some(r)) = (tr.left.closed_match.take(), tr.right.closed_match.take()) {
+            let closed = tr.open_ms >= OPEN_MATCH_MS && l >= tr.left.open_match.value + CLOSED_TEMPLATE_MARGIN && r >= tr.right.open_match.value + CLOSED_TEMPLATE_MARGIN;
             if closed {
                 tracing::debug!(
-                    "vision: the eye templates match closed eyes better ({:.2} {:.2}) than open ones ({:.2} {:.2}); taking them again",
-                    tr.left.closed_match,
-                    tr.right.closed_match,
+                    "vision: the eye templates match closed eyes better ({l:.2} {r:.2}) than open ones ({:.2} {:.2}); taking them again",
                     tr.left.open_match.value,
                     tr.right.open_match.value
                 );
             }
             tr.retake |= closed;
-            tr.left.closed_match = f64::NEG_INFINITY;
-            tr.right.closed_match = f64::NEG_INFINITY;
             return Ok(None);
         }
-        let at_rest = out.closure.0.max(out.closure.1) < super::params::EYE_REARM;
+        let at_rest = out.closure.0.max(out.closure.1) < EYE_REARM;
         if !(reliable && at_rest) {
             return Ok(None);
         }
