@@ -686,6 +686,17 @@ mod tests {
         }
     }
 
+    /// A person whose two blinks, each on a single frame at 1.0 and 2.25 s,
+    /// were seen by a camera with frames `dt` ms apart.
+    fn learned_at(dt: f64) -> EyeState {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3000.0, dt, |t| {
+            let shut = [1000.0, 2250.0].iter().any(|b| (t - b).abs() < dt / 2.0);
+            (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
+        });
+        s
+    }
+
     #[test]
     fn the_open_eyes_alone_give_nothing() {
         let mut s = EyeState::default();
@@ -719,22 +730,14 @@ mod tests {
     /// shows there on several frames), nor is it at 8 fps when it stays.
     #[test]
     fn a_slow_cameras_blink_caught_half_way_on_its_only_frame_counts() {
-        let learn = |dt: f64| {
-            let mut s = EyeState::default();
-            run(&mut s, 0.0, 3000.0, dt, |t| {
-                let shut = [1000.0, 2250.0].iter().any(|b| (t - b).abs() < dt / 2.0);
-                (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
-            });
-            s
-        };
         let half = [0.05, 0.05];
-        let mut s = learn(125.0);
+        let mut s = learned_at(125.0);
         let ev = run(&mut s, 3000.0, 4500.0, 125.0, |t| if (t - 3500.0).abs() < 1.0 { (half, [0.0, 0.0]) } else { ([0.0, 0.0], [0.0, 0.0]) });
         assert_eq!(ev, vec![(3625.0, Event::Blink)]);
-        let mut s = learn(33.3);
+        let mut s = learned_at(33.3);
         let ev = run(&mut s, 3000.0, 4500.0, 33.3, |t| if (3490.0..3510.0).contains(&t) { (half, [0.0, 0.0]) } else { ([0.0, 0.0], [0.0, 0.0]) });
         assert!(ev.is_empty(), "at 30 fps: {ev:?}");
-        let mut s = learn(125.0);
+        let mut s = learned_at(125.0);
         let ev = run(&mut s, 3000.0, 6000.0, 125.0, |t| if t >= 3500.0 { (half, [0.0, 0.0]) } else { ([0.0, 0.0], [0.0, 0.0]) });
         assert!(ev.is_empty(), "a part-way look that stays: {ev:?}");
         // Less than half way (closure 0.46: the generated lids move in whole
@@ -743,13 +746,13 @@ mod tests {
         // longer than a frame and a blink does not; nothing at 30 fps, nor
         // when it stays.
         let part = ([0.0, 0.0], [0.05, 0.0]);
-        let mut s = learn(125.0);
+        let mut s = learned_at(125.0);
         let ev = run(&mut s, 3000.0, 4500.0, 125.0, |t| if (t - 3500.0).abs() < 1.0 { part } else { open(t) });
         assert_eq!(ev, vec![(3625.0, Event::Blink)]);
-        let mut s = learn(33.3);
+        let mut s = learned_at(33.3);
         let ev = run(&mut s, 3000.0, 4500.0, 33.3, |t| if (3490.0..3510.0).contains(&t) { part } else { open(t) });
         assert!(ev.is_empty(), "at 30 fps: {ev:?}");
-        let mut s = learn(125.0);
+        let mut s = learned_at(125.0);
         let ev = run(&mut s, 3000.0, 6000.0, 125.0, |t| if t >= 3500.0 { part } else { open(t) });
         assert!(ev.is_empty(), "a part-way glance that stays: {ev:?}");
     }
@@ -792,12 +795,8 @@ mod tests {
     /// to one frame after it happens), not a frame later when the lids are back.
     #[test]
     fn a_slow_cameras_blink_is_given_at_the_turn_it_sees_a_frame_late() {
-        let mut s = EyeState::default();
         let dt = 133.3;
-        run(&mut s, 0.0, 3000.0, dt, |t| {
-            let shut = [1066.4, 2266.1].iter().any(|b| (t - b).abs() < 1.0);
-            (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
-        });
+        let mut s = learned_at(dt);
         let start = 3000.0 + 7.0 * dt;
         let lid = |t: f64| match ((t - start) / dt).round() as i64 {
             0 | 1 => 1.0,
@@ -888,11 +887,7 @@ mod tests {
     fn a_slow_cameras_short_lowering_of_the_lids_is_no_long_blink() {
         let dt = 133.3;
         for lid in [0.15, 0.2, 0.25] {
-            let mut s = EyeState::default();
-            run(&mut s, 0.0, 3000.0, dt, |t| {
-                let shut = [1066.4, 2266.1].iter().any(|b| (t - b).abs() < 1.0);
-                (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
-            });
+            let mut s = learned_at(dt);
             let ev = run(&mut s, 3000.0, 6000.0, dt, |t| if (3990.0..4620.0).contains(&t) { ([lid, lid], [0.0, 0.02]) } else { ([0.0, 0.0], [0.0, 0.0]) });
             assert!(!ev.iter().any(|e| e.1 == Event::LongBlink), "lid {lid}: {ev:?}");
         }
