@@ -58,6 +58,9 @@ pub struct BrowSwitch {
     released_at: Option<f64>,
     /// When the brows were last seen at rest.
     at_rest: Option<f64>,
+    /// The last measured frame had left rest (past `off`) soon after being
+    /// at rest, but not yet reached `on`: a raise may be beginning.
+    leaving: bool,
     /// The last lift above rest (for diagnostics and plots).
     pub last_lift: f64,
 }
@@ -69,6 +72,7 @@ impl BrowSwitch {
         let Some(h) = height else {
             // Hold the state; a raise in progress stays raised through a blink.
             self.above_since = None;
+            self.leaving = false;
             return self.raised();
         };
         let d = h.from_eye;
@@ -76,6 +80,7 @@ impl BrowSwitch {
         let lift = if warm { d - self.rest.median() } else { 0.0 };
         let skull_lift = if warm { h.from_feature - self.skull_rest.median() } else { 0.0 };
         self.last_lift = lift;
+        self.leaving = warm && self.raised_at.is_none() && (timing.off..timing.on).contains(&lift) && self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS);
         if let Some(since) = self.raised_at {
             if lift < timing.off {
                 self.raised_at = None;
@@ -124,10 +129,12 @@ impl BrowSwitch {
         self.raised_at.is_some()
     }
 
-    /// Whether a raise has started from rest and is not yet held long enough.
+    /// Whether a raise may be under way: the brows have started from rest
+    /// and are not yet held long enough, or have just left rest on the last
+    /// measured frame.
     #[must_use]
     pub fn rising(&self) -> bool {
-        self.above_since.is_some()
+        self.above_since.is_some() || self.leaving
     }
 
     /// Forgets everything (the rest level too), keeping its buffers.
@@ -135,6 +142,7 @@ impl BrowSwitch {
         self.rest.clear();
         self.skull_rest.clear();
         (self.above_since, self.raised_at, self.released_at, self.at_rest) = (None, None, None, None);
+        self.leaving = false;
         self.last_lift = 0.0;
     }
 
@@ -437,6 +445,37 @@ mod tests {
         };
         let (_, up) = run_look(&mut b, 60, 0.0, lid_first);
         assert_eq!(up.iter().position(|u| *u), Some(44));
+    }
+
+    /// At 9 fps a raise may be caught part way on its first frame (past
+    /// `off`, short of `on`), and its stretch of the lid shows on the next
+    /// (p2's raise at 56.0 s, every 2nd frame). The brows left rest first and
+    /// keep that frame: the raise fires on the frame after it, as without the lid.
+    #[test]
+    fn a_raise_caught_part_way_keeps_the_frame_its_lid_stretch_shows_on() {
+        let raise = |i: usize| {
+            let d = match i {
+                ..40 => 0.34,
+                40 => 0.34 + 0.03,
+                _ => 0.42,
+            };
+            let lid = if i == 41 { (0.0, 0.76) } else { (0.0, 0.0) };
+            (BrowHeight::both(d), EyesNow::Open, lid)
+        };
+        let (ev, up) = run_at(&mut Brows::default(), 60, 111.0, raise);
+        assert_eq!(ev, vec![Event::BrowRaise]);
+        assert_eq!(up.iter().position(|u| *u), Some(42));
+    }
+
+    /// Feeds `n` frames `dt` ms apart from 0: each frame's heights, eye state and closures.
+    fn run_at(b: &mut Brows, n: usize, dt: f64, f: impl Fn(usize) -> (BrowHeight, EyesNow, (f64, f64))) -> (Vec<Event>, Vec<bool>) {
+        let mut ev = Vec::new();
+        let mut up = Vec::new();
+        for i in 0..n {
+            let (h, eyes, closure) = f(i);
+            up.push(b.update(Some(h), eyes, closure, i as f64 * dt, BROW, &mut ev));
+        }
+        (ev, up)
     }
 
     /// Feeds `n` frames 55 ms apart (an 18 fps camera) from `t0`: each frame's distance, eye state and closures.
