@@ -297,6 +297,9 @@ impl Vision {
             (true, false) => brows::EyesNow::Closing,
             (true, true) => brows::EyesNow::Holding,
         };
+        if out.events.contains(&Event::Blink) {
+            self.brows.blinked();
+        }
         out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
         if let Some(fresh) = self.closed_templates(gray, &mut tr, reliable, out, t, dt)? {
             return Ok(self.start_tracking(fresh));
