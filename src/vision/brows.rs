@@ -47,8 +47,9 @@ pub struct BrowTiming {
 /// rise from the rest level to the threshold within `BROW_ONSET_MS`. A slow
 /// drift (leaning back, a new posture) is followed by the rest level instead,
 /// and so is a level held far longer than any gesture. The brows must also
-/// have risen against the feature (`SKULL_LIFT_SHARE` of the threshold): a
-/// glance that moves only the tracked eye is no raise.
+/// have risen against the feature (`SKULL_LIFT_SHARE` of the threshold), on
+/// the raise's first frame and when it fires: a glance or a blink that moves
+/// only the tracked eye is no raise, nor the start of one.
 #[derive(Debug, Clone, Default)]
 pub struct BrowSwitch {
     rest: RobustWindow,
@@ -98,11 +99,11 @@ impl BrowSwitch {
             self.at_rest = Some(t_ms);
             self.above_since = None;
         } else if warm && lift >= timing.on {
-            if self.above_since.is_none() && self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS) {
+            let against_skull = skull_lift >= SKULL_LIFT_SHARE * timing.on;
+            if self.above_since.is_none() && against_skull && self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS) {
                 self.above_since = Some(t_ms);
             }
             let rested = self.released_at.is_none_or(|r| t_ms - r >= timing.refractory_ms);
-            let against_skull = skull_lift >= SKULL_LIFT_SHARE * timing.on;
             if self.above_since.is_some_and(|s| t_ms - s >= timing.min_ms) && rested && against_skull {
                 self.raised_at = Some(t_ms);
                 self.above_since = None;
@@ -513,6 +514,32 @@ mod tests {
             let d = if (10..20).contains(&i) { 0.49 } else { 0.41 };
             b.update(Some(BrowHeight::both(d)), EyesNow::Open, (0.0, 0.0), 6000.0 + f64::from(i) * 100.0, BROW, &mut ev);
         }
+        assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    /// A raise starts with the brows rising against the skull, not only
+    /// against the tracked eye. At 6 fps, after a frame the lids own (part
+    /// way closed with a blink), zju-s16's eye measure is up 0.06 while the
+    /// feature says the brows have not moved; they rise against it a frame
+    /// later, 500 ms after they were last at rest: too slow for a raise.
+    #[test]
+    fn a_raise_must_start_against_the_skull() {
+        let after_blink = |skull_first: f64| {
+            move |i: usize| {
+                let (eye, skull) = match i {
+                    ..30 => (0.0, 0.0),
+                    30 => (0.07, 0.02),
+                    31 => (0.06, skull_first),
+                    _ => (0.06, 0.03),
+                };
+                let lid = if i == 30 { (0.89, 0.42) } else { (0.0, 0.0) };
+                (BrowHeight { from_eye: 0.41 + eye, from_feature: 0.39 + skull }, EyesNow::Open, lid)
+            }
+        };
+        let (ev, _) = run_at(&mut Brows::default(), 45, 167.0, after_blink(0.0));
+        assert!(ev.is_empty(), "{ev:?}");
+        // Had the brows risen against the feature on that frame too, it would be a raise.
+        let (ev, _) = run_at(&mut Brows::default(), 45, 167.0, after_blink(0.03));
         assert_eq!(ev, vec![Event::BrowRaise]);
     }
 
