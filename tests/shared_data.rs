@@ -200,3 +200,26 @@ fn the_zju_people_at_7_5_fps_keep_their_floor() {
     let sum = eval::summarize(&all);
     assert!(sum.blink_recall.unwrap_or(0.0) >= 0.73 && sum.blink_precision.unwrap_or(0.0) >= 0.9, "{sum:?}");
 }
+
+/// The ZJU people never raise their brows on purpose, but zju-s16's rise with
+/// her blinks and settle over half a second. At 10 and 6 fps a camera sees
+/// such a blink only part way, or not at all: still no brow raise (a left
+/// click by default) on any of them.
+#[test]
+fn no_zju_person_raises_their_brows_at_6_or_10_fps() {
+    use facemouse::events::Event;
+    let Some(dirs) = all_clips() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut runs = 0;
+    for dir in dirs.iter().filter(|d| d.parent().is_some_and(|p| p.ends_with("zju"))) {
+        for every in [3, 5] {
+            let out = tmp.path().join(format!("{}-e{every}", dir.file_name().and_then(|n| n.to_str()).expect("name")));
+            facemouse::lab::resample::resample(dir, &out, every, 1.0).expect("resample");
+            let (_, records, _) = run(&out);
+            let raised: Vec<u64> = records.iter().filter(|r| r.events.contains(&Event::BrowRaise)).map(|r| r.frame).collect();
+            assert!(raised.is_empty(), "{} keeping 1 frame in {every}: a brow raise at frames {raised:?}", dir.display());
+            runs += 1;
+        }
+    }
+    assert_eq!(runs, 20, "the ten ZJU clips at two rates");
+}
