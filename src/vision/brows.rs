@@ -81,7 +81,9 @@ impl BrowSwitch {
         let lift = if warm { d - self.rest.median() } else { 0.0 };
         let skull_lift = if warm { h.from_feature - self.skull_rest.median() } else { 0.0 };
         self.last_lift = lift;
-        self.leaving = warm && self.raised_at.is_none() && (timing.off..timing.on).contains(&lift) && self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS);
+        // Soon enough after the brows were last at rest for a raise to start.
+        let from_rest = self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS);
+        self.leaving = warm && self.raised_at.is_none() && (timing.off..timing.on).contains(&lift) && from_rest;
         if let Some(since) = self.raised_at {
             if lift < timing.off {
                 self.raised_at = None;
@@ -100,7 +102,7 @@ impl BrowSwitch {
             self.above_since = None;
         } else if warm && lift >= timing.on {
             let against_skull = skull_lift >= SKULL_LIFT_SHARE * timing.on;
-            if self.above_since.is_none() && against_skull && self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS) {
+            if self.above_since.is_none() && against_skull && from_rest {
                 self.above_since = Some(t_ms);
             }
             let rested = self.released_at.is_none_or(|r| t_ms - r >= timing.refractory_ms);
