@@ -301,10 +301,10 @@ impl Vision {
             self.brows.blinked();
         }
         out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
+        out.brow_lift = self.brows.last_lift();
         if let Some(fresh) = self.closed_templates(gray, &mut tr, reliable, out, t, dt)? {
             return Ok(self.start_tracking(fresh));
         }
-        out.brow_lift = self.brows.last_lift();
         tracing::trace!(
             "vision {} t {t:.0} reliable {reliable} feature {score:.3} closure {:.2} {:.2} closed {} brow {:?} skull {:?} lift {:.3} raised {}",
             frame.index,
