@@ -4,10 +4,14 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
-# Build: OpenCV 4 (+ Haar cascades), clang for the OpenCV bindings, v4l/udev for cameras.
+# Build: the OpenCV 4 modules Facemouse links (not the libopencv-dev meta package,
+# which pulls 277 packages, VTK among them; .cargo/config.toml tells the opencv
+# crate where they are, since only that meta package ships opencv4.pc), the Haar
+# cascades, clang for the OpenCV bindings, v4l/udev for cameras.
 # Run and test: X11/GL libraries for the window, Xvfb + xdotool + ImageMagick for the GUI tests.
 # Package: dpkg-dev (the shared-library dependencies), desktop-file-utils and appstream (the validators).
-APT_PACKAGES := build-essential pkg-config clang libclang-dev libopencv-dev opencv-data \
+OPENCV_MODULES := core imgproc objdetect videoio imgcodecs calib3d
+APT_PACKAGES := build-essential pkg-config clang libclang-dev $(foreach m,$(OPENCV_MODULES),libopencv-$(m)-dev) opencv-data \
 	libv4l-dev libudev-dev libx11-dev libxi-dev libxtst-dev libxkbcommon-dev libxkbcommon-x11-0 \
 	libxcursor1 libxrandr2 libgl1-mesa-dri libgl1-mesa-dev \
 	xvfb xdotool x11-utils imagemagick python3 openbox desktop-file-utils \
