@@ -36,6 +36,27 @@ fn folder_of(path: &Path) -> PathBuf {
     }
 }
 
+/// A new, hidden file beside `path` that keeps its extension
+/// (`.STEM.TAG-PID-N.EXT`), for writers that choose a format by the name
+/// (OpenCV's video writer): created empty, for this process only.
+///
+/// # Errors
+/// The folder cannot be written.
+pub fn create_beside_keeping_extension(path: &Path, tag: &str) -> std::io::Result<PathBuf> {
+    let dir = folder_of(path);
+    let stem = path.file_stem().map_or_else(|| "file".into(), |n| n.to_string_lossy().to_string());
+    let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    for attempt in 0..100 {
+        let tmp = dir.join(format!(".{stem}.{tag}-{}-{attempt}{ext}", std::process::id()));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(_) => return Ok(tmp),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "no free temporary name"))
+}
+
 /// A new, hidden file beside `path` (`.NAME.TAG-PID-N`), created for this
 /// process only: never an existing file, nor through a link planted there.
 /// Returns its path and the file, open for writing.
@@ -54,6 +75,182 @@ pub fn create_beside(path: &Path, tag: &str) -> std::io::Result<(PathBuf, std::f
             Err(e) => return Err(e),
         }
     }
+}
+
+
+/// `file.bak`, or `file.bak.2`, … if that exists: an older backup is never overwritten either.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let base = PathBuf::from(format!("{}.bak", path.display()));
+    if !base.exists() {
+        return base;
+    }
+    (2..).map(|n| PathBuf::from(format!("{}.bak.{n}", path.display()))).find(|p| !p.exists()).unwrap_or(base)
+}
+
+/// The most a profile file (settings, calibration, a menu, the learned
+/// words) may hold: far more than any real one, and little enough that a
+/// file gone wrong (a link to `/dev/zero`, a log pasted in) is refused at
+/// once instead of filling the memory.
+pub const PROFILE_FILE_LIMIT: u64 = 1 << 20;
+
+/// Why a file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{path} is {kind}, not a regular file (replace it with a file, or remove it to use the defaults)")]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error("{path} is {size} bytes, more than the {limit} bytes such a file may hold (is it the right file? remove or shorten it)")]
+    TooLarge { path: PathBuf, size: u64, limit: u64 },
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What a file that is not a regular file is, in words.
+#[cfg(unix)]
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    if t.is_dir() { "a folder" } else if t.is_symlink() { "a symbolic link" } else { "not a regular file" }
+}
+
+/// Opens `path` for reading without ever blocking on it: a named pipe with
+/// no writer would otherwise hang the open for ever.
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK (the same value on every Linux architecture but alpha,
+        // sparc and parisc): it only changes how the open of a FIFO or a
+        // device behaves; a regular file reads as ever.
+        const O_NONBLOCK: i32 = 0o4000;
+        o.custom_flags(O_NONBLOCK);
+    }
+    o.open(path)
+}
+
+/// Reads the regular file at `path`, at most `limit` bytes: `None` when it
+/// does not exist. A folder, a named pipe, a device (also behind a link) or
+/// a larger file is refused at once, and nothing of it is read.
+///
+/// # Errors
+/// See [`ReadError`].
+pub fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ReadError> {
+    use std::io::Read;
+    let io = |source| ReadError::Io { path: path.to_path_buf(), source };
+    let file = match open_nonblocking(path) {
+        Ok(f) => f,
+        // A missing file, or a file where a folder of its path should be.
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => return Ok(None),
+        // A folder opens on Linux; elsewhere it may fail here.
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => return Err(ReadError::NotAFile { path: path.to_path_buf(), kind: "a folder" }),
+        Err(e) => return Err(io(e)),
+    };
+    let meta = file.metadata().map_err(io)?;
+    if !meta.file_type().is_file() {
+        return Err(ReadError::NotAFile { path: path.to_path_buf(), kind: kind_of(meta.file_type()) });
+    }
+    let too_large = |size| ReadError::TooLarge { path: path.to_path_buf(), size, limit };
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        // It grew while it was read.
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(Some(bytes))
+}
+
+/// Why an output file may not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{path} is a symbolic link: Facemouse writes its output only to a new or regular file, never through a link (give another path)")]
+    Link { path: PathBuf },
+    #[error("{path} is {kind}: Facemouse writes its output only to a new or regular file (give another path)")]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error("{path} is the input {input}: writing it would destroy what is being read (give another path)")]
+    IsInput { path: PathBuf, input: PathBuf },
+    #[error("cannot check {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The same file or folder (device and inode), when both exist.
+#[cfg(unix)]
+fn same_node(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_node(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// Checks that `path` may take an output (a file, or with `folder` a folder
+/// of outputs): it does not exist, or it is a regular file (a folder), not a
+/// link, and not one of `inputs` (files or folders; a missing input is no
+/// match). Only then may it be written, or renamed over.
+///
+/// # Errors
+/// See [`OutputError`].
+pub fn check_output(path: &Path, folder: bool, inputs: &[&Path]) -> Result<(), OutputError> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => return Err(OutputError::Io { path: path.to_path_buf(), source }),
+    };
+    let t = meta.file_type();
+    if t.is_symlink() {
+        return Err(OutputError::Link { path: path.to_path_buf() });
+    }
+    if (folder && !t.is_dir()) || (!folder && !t.is_file()) {
+        return Err(OutputError::NotAFile { path: path.to_path_buf(), kind: kind_of(t) });
+    }
+    for input in inputs {
+        // An input given through a link is the file it names.
+        if let Ok(m) = std::fs::metadata(input)
+            && same_node(&meta, &m)
+        {
+            return Err(OutputError::IsInput { path: path.to_path_buf(), input: input.to_path_buf() });
+        }
+    }
+    Ok(())
+}
+
+/// [`write_atomic`] for an output the user named: refused by
+/// [`check_output`] when it is a link, not a regular file, or an input.
+///
+/// # Errors
+/// The check fails (`InvalidInput`, with its message), or the write does.
+pub fn write_output(path: &Path, bytes: &[u8], inputs: &[&Path]) -> std::io::Result<()> {
+    check_output(path, false, inputs).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    write_atomic(path, bytes)
 }
 
 #[cfg(test)]
@@ -90,5 +287,63 @@ mod tests {
         write_atomic(&p, b"new").expect("atomic");
         assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep");
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("settings.toml");
+        assert!(read_regular(&p, 10).expect("missing").is_none());
+        std::fs::write(&p, "zoom = 1").expect("write");
+        assert_eq!(read_regular(&p, 10).expect("read").expect("some"), b"zoom = 1");
+        let e = read_regular(&p, 4).expect_err("too large");
+        assert!(matches!(e, ReadError::TooLarge { size: 8, limit: 4, .. }), "{e}");
+        // A folder, a named pipe with no writer (which used to hang the
+        // read for ever) and a device behind a link are refused at once.
+        let folder = dir.path().join("folder");
+        std::fs::create_dir(&folder).expect("mkdir");
+        assert!(matches!(read_regular(&folder, 10), Err(ReadError::NotAFile { kind: "a folder", .. })));
+        let fifo = dir.path().join("fifo");
+        if std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+            let e = read_regular(&fifo, 10).expect_err("fifo");
+            assert!(e.to_string().contains("named pipe") && e.to_string().contains("fifo"), "{e}");
+        }
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).expect("link");
+        let e = read_regular(&zero, PROFILE_FILE_LIMIT).expect_err("device");
+        assert!(matches!(e, ReadError::NotAFile { kind: "a device", .. }), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_go_only_to_new_or_regular_files_never_links_devices_or_inputs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let input = dir.path().join("seq");
+        std::fs::create_dir(&input).expect("mkdir");
+        std::fs::write(input.join("video.avi"), "frames").expect("write");
+        let new = dir.path().join("trace.jsonl");
+        check_output(&new, false, &[&input]).expect("a new file");
+        std::fs::write(&new, "old").expect("write");
+        check_output(&new, false, &[&input]).expect("a regular file");
+        write_output(&new, b"new", &[]).expect("written");
+        assert_eq!(std::fs::read_to_string(&new).expect("read"), "new");
+        // A link, even to a harmless file, is refused and left alone.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&new, &link).expect("link");
+        assert!(matches!(check_output(&link, false, &[]), Err(OutputError::Link { .. })));
+        assert!(write_output(&link, b"x", &[]).is_err());
+        assert_eq!(std::fs::read_to_string(&new).expect("read"), "new");
+        assert!(std::fs::symlink_metadata(&link).expect("still a link").file_type().is_symlink());
+        // A device is never replaced.
+        let e = check_output(Path::new("/dev/null"), false, &[]).expect_err("device");
+        assert!(e.to_string().contains("a device"), "{e}");
+        // The input itself, as a folder or as a file, also through a link to it.
+        assert!(matches!(check_output(&input, true, &[&input]), Err(OutputError::IsInput { .. })));
+        let via = dir.path().join("via");
+        std::os::unix::fs::symlink(input.join("video.avi"), &via).expect("link");
+        assert!(matches!(check_output(&input.join("video.avi"), false, &[&via]), Err(OutputError::IsInput { .. })));
+        check_output(&dir.path().join("other"), true, &[&input]).expect("another folder");
+        assert!(matches!(check_output(&new, true, &[]), Err(OutputError::NotAFile { .. })), "a file where a folder goes");
     }
 }

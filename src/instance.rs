@@ -25,17 +25,72 @@ pub struct InstanceLock {
     _file: File,
 }
 
-/// Takes the lock `facemouse.lock` in `dir` (the config folder): held by
-/// whichever Facemouse drives the pointer.
+/// Takes the lock of the one Facemouse that drives the pointer of this
+/// display (see [`driver_lock_path`]). Only a run that drives takes it: one
+/// that shows a recording, or evaluates, never stops a driver from starting.
 ///
 /// # Errors
-/// Another instance holds it, or the folder cannot be written.
-pub fn acquire(dir: &Path) -> Result<InstanceLock, InstanceError> {
-    let path = dir.join("facemouse.lock");
-    match try_lock(&path)? {
+/// Another instance drives this display, or the folder cannot be written.
+pub fn acquire_driver() -> Result<InstanceLock, InstanceError> {
+    acquire_at(&driver_lock_path())
+}
+
+/// Takes the lock file at `path`.
+///
+/// # Errors
+/// Another instance holds it, or its folder cannot be written.
+pub fn acquire_at(path: &Path) -> Result<InstanceLock, InstanceError> {
+    match try_lock(path)? {
         Ok(file) => Ok(InstanceLock { _file: file }),
-        Err(pid) => Err(InstanceError::Running { path, pid }),
+        Err(pid) => Err(InstanceError::Running { path: path.to_path_buf(), pid }),
     }
+}
+
+/// The driver's lock: in the user's runtime folder (`XDG_RUNTIME_DIR`, else
+/// a folder of this user's under the system's temporary folder), one per
+/// display, whatever config folder each run uses. Two Facemouse runs with
+/// two config folders on one display would both move the pointer; on two
+/// displays (two seats, a test's private X server) each drives its own.
+#[must_use]
+pub fn driver_lock_path() -> PathBuf {
+    let dir = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty() && Path::new(d).is_absolute()).map_or_else(
+        || std::env::temp_dir().join(format!("facemouse-{}", user_id())),
+        PathBuf::from,
+    );
+    let display = display_key(std::env::var("WAYLAND_DISPLAY").ok().as_deref(), std::env::var("DISPLAY").ok().as_deref());
+    dir.join(format!("facemouse-drive-{display}.lock"))
+}
+
+/// The user's id, for a per-user folder where there is no runtime folder.
+fn user_id() -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let Ok(m) = std::fs::metadata("/proc/self") {
+            return m.uid().to_string();
+        }
+    }
+    std::env::var("USER").unwrap_or_else(|_| "user".into())
+}
+
+/// A file-name-safe key for the display the pointer belongs to: the Wayland
+/// socket when there is one (what the session's pointer is), else the X11
+/// display without its screen number (`:0` and `:0.0` are one pointer),
+/// else `console`.
+#[must_use]
+pub fn display_key(wayland: Option<&str>, x11: Option<&str>) -> String {
+    let safe = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect::<String>();
+    if let Some(w) = wayland.map(str::trim).filter(|w| !w.is_empty()) {
+        let socket = Path::new(w).file_name().map_or_else(|| w.to_string(), |n| n.to_string_lossy().to_string());
+        return format!("wayland-{}", safe(socket.trim_start_matches("wayland-")));
+    }
+    if let Some(x) = x11.map(str::trim).filter(|x| !x.is_empty()) {
+        let (host, rest) = x.rsplit_once(':').unwrap_or(("", x));
+        let number = rest.split('.').next().unwrap_or(rest);
+        let host = if host.is_empty() || host == "unix" { String::new() } else { format!("{}_", safe(host)) };
+        return format!("x11-{host}{}", safe(number));
+    }
+    "console".into()
 }
 
 /// How a window holds its profile: the first window to open a profile may
@@ -47,6 +102,9 @@ pub enum ProfileAccess {
     Writable(InstanceLock),
     /// Another window has the profile open.
     ReadOnly { name: String, pid: Option<u32> },
+    /// The profile cannot be saved (its folder cannot be written, or a file
+    /// of it is not a regular file): why, in words.
+    Unwritable(String),
 }
 
 impl ProfileAccess {
@@ -59,7 +117,29 @@ impl ProfileAccess {
                 "Profile \"{name}\" is open in another Facemouse window{}: this window uses it read-only and saves no change to it",
                 pid.map(|p| format!(" (process {p})")).unwrap_or_default()
             )),
+            Self::Unwritable(why) => Some(why.clone()),
         }
+    }
+
+    /// Opens profile `name` under `root` for a window, as [`open_profile`]
+    /// and [`crate::profile::open_from`] do, and never fails for want of a
+    /// writable folder: a profile that cannot be saved (a read-only or full
+    /// config folder, a settings file that is not a file) is used read-only,
+    /// on the defaults where it has none, and the returned access says why.
+    ///
+    /// # Errors
+    /// A bad name, or a file that exists but cannot be read.
+    pub fn open(root: &Path, name: &str) -> Result<(Self, crate::profile::Profile, crate::profile::OpenNotes), crate::profile::ProfileError> {
+        let access = match open_profile(root, name) {
+            Ok(a) => a,
+            Err(e) => Self::Unwritable(format!("{e}; running read-only: no change will be saved")),
+        };
+        let (profile, notes) = if access.read_only().is_some() { crate::profile::open_read_only(root, name)? } else { crate::profile::open_from(root, name)? };
+        let access = match &notes.read_only {
+            Some(why) if access.read_only().is_none() => Self::Unwritable(why.clone()),
+            _ => access,
+        };
+        Ok((access, profile, notes))
     }
 }
 
@@ -106,12 +186,26 @@ mod tests {
     #[test]
     fn a_second_lock_is_refused_until_the_first_is_dropped() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let first = acquire(dir.path()).expect("first");
-        let e = acquire(dir.path()).expect_err("second");
+        let path = dir.path().join("run").join("facemouse-drive-x11-0.lock");
+        let first = acquire_at(&path).expect("first");
+        let e = acquire_at(&path).expect_err("second");
         assert!(matches!(e, InstanceError::Running { pid: Some(p), .. } if p == std::process::id()), "{e:?}");
         assert!(e.to_string().contains("already running"), "{e}");
         drop(first);
-        acquire(dir.path()).expect("free again");
+        acquire_at(&path).expect("free again");
+    }
+
+    #[test]
+    fn the_driver_lock_is_one_per_display_whatever_the_screen_number() {
+        assert_eq!(display_key(None, Some(":0")), "x11-0");
+        assert_eq!(display_key(None, Some(":0.0")), "x11-0", "one pointer for every screen of a display");
+        assert_eq!(display_key(Some(""), Some(":97")), "x11-97");
+        assert_eq!(display_key(None, Some("localhost:10.0")), "x11-localhost_10");
+        assert_eq!(display_key(Some("wayland-0"), Some(":0")), "wayland-0", "Wayland's pointer, not XWayland's");
+        assert_eq!(display_key(Some("/run/user/1000/wayland-1"), None), "wayland-1");
+        assert_eq!(display_key(Some("../x"), None), "wayland-x");
+        assert_eq!(display_key(None, None), "console");
+        assert!(driver_lock_path().file_name().is_some_and(|n| n.to_string_lossy().starts_with("facemouse-drive-")));
     }
 
     #[test]

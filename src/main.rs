@@ -248,9 +248,9 @@ fn run() -> Result<()> {
             {
                 anyhow::bail!("the trace {} would overwrite the input: give --trace another file name", t.display());
             }
-            let prof = profile::load(&profile_name).context("cannot load the profile")?;
+            let prof = load_profile(&profile_name)?;
             // Driving the desktop: one instance at a time.
-            let _lock = if drive { Some(facemouse::instance::acquire(&profile::config_root()?)?) } else { None };
+            let _lock = if drive { Some(facemouse::instance::acquire_driver()?) } else { None };
             if drive {
                 // Fail early, in one line, when there is no desktop to drive.
                 drop(DesktopSink::new().context("cannot drive the desktop")?);
@@ -349,7 +349,7 @@ fn run() -> Result<()> {
 }
 
 fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, tol_s: Option<f64>, repeat: u32, profile_name: &str) -> Result<()> {
-    let prof = profile::load(profile_name).context("cannot load the profile")?;
+    let prof = load_profile(profile_name)?;
     let mut all = Vec::new();
     // Found once: a missing model is reported once, not for every sequence.
     let models = facemouse::models::Models::load();
@@ -405,7 +405,21 @@ fn autostart(state: AutostartState) -> Result<()> {
 }
 
 fn settings_for(profile_name: &str) -> Result<facemouse::profile::Settings> {
-    Ok(profile::load(profile_name).context("cannot load the profile")?.settings)
+    Ok(load_profile(profile_name)?.settings)
+}
+
+/// The profile for a replay or an evaluation: a settings file that does not
+/// parse stops it (its numbers would mean nothing), but one that is not a
+/// regular file (a folder, a pipe, a device) is named and the defaults are used.
+fn load_profile(profile_name: &str) -> Result<profile::Profile> {
+    let root = profile::config_root()?;
+    match profile::load_from(&root, profile_name) {
+        Err(profile::ProfileError::Unusable(why)) => {
+            eprintln!("facemouse: {why}; using the defaults");
+            Ok(profile::Profile { name: profile_name.to_string(), dir: root.join("profiles").join(profile_name), settings: profile::Settings::default(), from_file: false })
+        }
+        other => other.context("cannot load the profile"),
+    }
 }
 
 fn cameras() -> Result<()> {
@@ -430,20 +444,19 @@ fn cameras() -> Result<()> {
 /// read-only and says so.
 fn gui(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str, show_menu: bool, calibrate: bool, at_login: bool) -> Result<()> {
     let root = profile::config_root()?;
-    let drive_lock = drive_lock(recording.as_ref())?;
     // The profile's lock before its files are read: only the window that
     // may save a profile moves a broken file aside.
     if !profile::valid_name(profile_name) {
         return Err(profile::ProfileError::BadName(profile_name.into())).context("cannot open the profile");
     }
-    let access = facemouse::instance::open_profile(&root, profile_name)?;
-    let (prof, notes) = if access.read_only().is_some() { profile::open_read_only(&root, profile_name) } else { profile::open_from(&root, profile_name) }.context("cannot open the profile")?;
+    let (access, prof, notes) = facemouse::instance::ProfileAccess::open(&root, profile_name).context("cannot open the profile")?;
     let mut messages = notes.recovered.clone();
     messages.extend(access.read_only());
     let source = match recording {
         Some(r) => r,
         None => camera_or_demo(camera, &prof.settings.ui.camera, &mut messages)?,
     };
+    let drive_lock = drive_lock(&source)?;
     for m in &messages {
         eprintln!("facemouse: {m}");
     }
@@ -451,15 +464,11 @@ fn gui(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, pro
     facemouse::ui::run(facemouse::ui::Launch { profile: prof, notes: messages, source, show_menu, calibrate, access, drive_lock, at_login, autostart_dir })
 }
 
-/// The lock of the one Facemouse that drives the pointer, taken when free.
-/// When another instance holds it, a run that would drive (a camera, or
-/// `--drive`) is refused; one that only shows a recording runs without it.
-fn drive_lock(recording: Option<&facemouse::ui::SourceChoice>) -> Result<Option<facemouse::instance::InstanceLock>> {
-    match facemouse::instance::acquire(&profile::config_root()?) {
-        Ok(l) => Ok(Some(l)),
-        Err(facemouse::instance::InstanceError::Running { .. }) if recording.is_some_and(|r| !r.drive) => Ok(None),
-        Err(e) => Err(e.into()),
-    }
+/// The lock of the one Facemouse that drives this display's pointer, taken
+/// only by a run that drives (a camera, or `--drive`); one that only shows a
+/// recording takes none, so it never keeps a driver from starting.
+fn drive_lock(source: &facemouse::ui::SourceChoice) -> Result<Option<facemouse::instance::InstanceLock>> {
+    Ok(if source.drive { Some(facemouse::instance::acquire_driver()?) } else { None })
 }
 
 /// The camera the user names (it must exist: one clear line, not a window
@@ -512,7 +521,6 @@ impl facemouse::session::Observer for Printer {
 
 /// Without a display (or with --headless): the live session, printing what it sees.
 fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str) -> Result<()> {
-    let _lock = drive_lock(recording.as_ref())?;
     // As the window does, a broken file does not stop the pointer: it is
     // reported and the defaults are used. Headless never writes the profile,
     // so it is opened without writing (the window moves a broken file aside).
@@ -525,6 +533,7 @@ fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, pr
         Some(r) => r,
         None => camera_or_demo(camera, "", &mut messages)?,
     };
+    let _lock = drive_lock(&source)?;
     for m in &messages {
         say!("{m}")?;
     }

@@ -206,7 +206,10 @@ pub fn load_dir(dir: &Path) -> Result<BTreeMap<String, Menu>, MenuError> {
         if p.extension().is_none_or(|x| x != "toml") {
             continue;
         }
-        let text = std::fs::read_to_string(&p).map_err(|e| MenuError::Read { path: p.clone(), reason: e.to_string() })?;
+        let bytes = crate::fs::read_regular(&p, crate::fs::PROFILE_FILE_LIMIT)
+            .map_err(|e| MenuError::Read { path: p.clone(), reason: e.to_string() })?
+            .ok_or_else(|| MenuError::Read { path: p.clone(), reason: "it is gone".into() })?;
+        let text = String::from_utf8(bytes).map_err(|_| MenuError::Invalid { path: p.clone(), message: "not UTF-8 text (save it as UTF-8)".into() })?;
         let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
         menus.insert(stem, parse(&p, &text)?);
     }
@@ -249,18 +252,30 @@ pub fn load_user_dir(dir: &Path, shipped: &Path) -> Result<(BTreeMap<String, Men
     paths.sort();
     for p in paths {
         let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        let loaded = std::fs::read(&p)
-            .map_err(|e| MenuError::Read { path: p.clone(), reason: e.to_string() })
-            .and_then(|b| String::from_utf8(b).map_err(|_| MenuError::Invalid { path: p.clone(), message: "not UTF-8 text (save it as UTF-8)".into() }))
+        let bytes = match crate::fs::read_regular(&p, crate::fs::PROFILE_FILE_LIMIT) {
+            Ok(Some(b)) => b,
+            Ok(None) => continue,
+            Err(crate::fs::ReadError::Io { source, .. }) => return Err(MenuError::Read { path: p.clone(), reason: source.to_string() }),
+            Err(e) => {
+                // Not a regular file, or far too large: left as it is.
+                notes.push(format!("{e}; not used"));
+                continue;
+            }
+        };
+        let loaded = String::from_utf8(bytes)
+            .map_err(|_| MenuError::Invalid { path: p.clone(), message: "not UTF-8 text (save it as UTF-8)".into() })
             .and_then(|text| parse(&p, &text));
         match loaded {
             Ok(m) => {
                 menus.insert(stem, m);
             }
             Err(e) => {
-                let bak = crate::profile::backup_path(&p);
-                std::fs::rename(&p, &bak).map_err(|err| MenuError::Read { path: p.clone(), reason: format!("cannot move it aside: {err}") })?;
-                notes.push(format!("{e}; kept as {} and not used", bak.display()));
+                let bak = crate::fs::backup_path(&p);
+                match std::fs::rename(&p, &bak) {
+                    Ok(()) => notes.push(format!("{e}; kept as {} and not used", bak.display())),
+                    // A read-only folder: the file stays as it is, unused.
+                    Err(err) => notes.push(format!("{e}; not used (it could not be moved aside: {err})")),
+                }
             }
         }
     }

@@ -22,7 +22,16 @@ pub enum PredictError {
     Format { path: PathBuf, line: usize },
     #[error("cannot save the learned words to {path}: {source}")]
     Save { path: PathBuf, source: std::io::Error },
+    #[error("{0}; the words learned now will not be saved")]
+    Unusable(String),
+    #[error("{path} could not be read ({why}) nor moved aside: {source}; the words learned now will not be saved")]
+    NotMoved { path: PathBuf, why: String, source: std::io::Error },
 }
+
+/// The most the learned words file may hold (about 60 000 words), and the
+/// most words kept: rewriting it after each word stays quick.
+pub const WORDS_FILE_LIMIT: u64 = 1 << 20;
+pub const MAX_USER_WORDS: usize = 50_000;
 
 /// A word as the list and the learning keep it: lower-case letters, perhaps one apostrophe.
 #[must_use]
@@ -91,25 +100,69 @@ impl Predictor {
     }
 
     /// Adds the user's words from `words.txt` (`word<TAB>count`); a missing
-    /// file is no words yet, and a line that is not a word and a count is skipped.
+    /// file is no words yet, and a line that is not a word and a count is
+    /// skipped. A file that is not UTF-8 text or is larger than
+    /// [`WORDS_FILE_LIMIT`] is moved aside to `words.txt.bak` (never written
+    /// over) and learning starts again: the returned note says so.
     ///
     /// # Errors
-    /// The file exists but cannot be read.
-    pub fn load_user(&mut self, path: &Path) -> Result<(), PredictError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(source) => return Err(PredictError::Read { path: path.to_path_buf(), source }),
+    /// The file exists but cannot be read, is not a regular file, or could
+    /// not be moved aside: the words learned from now on must then not be
+    /// saved over it.
+    pub fn load_user(&mut self, path: &Path) -> Result<Option<String>, PredictError> {
+        let why = match crate::fs::read_regular(path, WORDS_FILE_LIMIT) {
+            Ok(None) => return Ok(None),
+            Ok(Some(bytes)) => match String::from_utf8(bytes) {
+                Ok(text) => {
+                    self.add_user_text(&text);
+                    return Ok(None);
+                }
+                Err(e) => format!("not UTF-8 text (byte {} is not valid UTF-8)", e.utf8_error().valid_up_to() + 1),
+            },
+            Err(e @ crate::fs::ReadError::TooLarge { .. }) => e.to_string(),
+            Err(crate::fs::ReadError::Io { path, source }) => return Err(PredictError::Read { path, source }),
+            Err(e) => return Err(PredictError::Unusable(e.to_string())),
         };
+        let bak = crate::fs::backup_path(path);
+        match std::fs::rename(path, &bak) {
+            Ok(()) => Ok(Some(format!("{}: {why}; kept as {} and learning your words again", path.display(), bak.display()))),
+            Err(source) => Err(PredictError::NotMoved { path: path.to_path_buf(), why, source }),
+        }
+    }
+
+    fn add_user_text(&mut self, text: &str) {
         for line in text.lines() {
             if let Some((w, n)) = line.split_once('\t')
                 && let Ok(n) = n.trim().parse::<u32>()
                 && is_word(w)
             {
-                *self.user.entry(w.to_lowercase()).or_insert(0) += n;
+                let c = self.user.entry(w.to_lowercase()).or_insert(0);
+                *c = c.saturating_add(n);
             }
         }
-        Ok(())
+        self.trim_user();
+    }
+
+    /// Keeps the [`MAX_USER_WORDS`] most typed words (the first in
+    /// alphabetical order among equals).
+    fn trim_user(&mut self) {
+        if self.user.len() <= MAX_USER_WORDS {
+            return;
+        }
+        let mut counts: Vec<u32> = self.user.values().copied().collect();
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        let floor = counts[MAX_USER_WORDS - 1];
+        let mut at_floor = MAX_USER_WORDS - counts.iter().take_while(|c| **c > floor).count();
+        self.user.retain(|_, c| {
+            if *c > floor {
+                true
+            } else if *c == floor && at_floor > 0 {
+                at_floor -= 1;
+                true
+            } else {
+                false
+            }
+        });
     }
 
     /// Saves the user's words atomically (the old file or the whole new one).
@@ -128,7 +181,9 @@ impl Predictor {
     pub fn learn(&mut self, word: &str) {
         let w = word.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
         if is_word(&w) {
-            *self.user.entry(w).or_insert(0) += 1;
+            let c = self.user.entry(w).or_insert(0);
+            *c = c.saturating_add(1);
+            self.trim_user();
         }
     }
 
@@ -244,5 +299,59 @@ mod tests {
         std::fs::write(&bad, "word\n").expect("write");
         let e = Predictor::load(&bad).expect_err("malformed").to_string();
         assert!(e.contains("bad.tsv") && e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn a_words_file_that_is_not_utf8_or_too_large_is_kept_as_bak_and_learning_starts_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let words = dir.path().join("words.txt");
+        // Latin-1: "café<TAB>3" with é as one byte.
+        let latin1 = b"hello\t4\ncaf\xe9\t3\n".to_vec();
+        std::fs::write(&words, &latin1).expect("write");
+        let mut p = list(dir.path());
+        let note = p.load_user(&words).expect("recovered").expect("a note");
+        assert!(note.contains("words.txt") && note.contains("not UTF-8") && note.contains("words.txt.bak"), "{note}");
+        assert_eq!(std::fs::read(dir.path().join("words.txt.bak")).expect("kept"), latin1);
+        assert!(!words.exists());
+        p.learn("hello");
+        p.save_user(&words).expect("save");
+        assert_eq!(std::fs::read(dir.path().join("words.txt.bak")).expect("still kept"), latin1, "the backup is never written over");
+        // Larger than the limit: kept aside, whole, and not read.
+        let big = vec![b'a'; usize::try_from(WORDS_FILE_LIMIT).expect("size") + 1];
+        std::fs::write(&words, &big).expect("write");
+        let note = list(dir.path()).load_user(&words).expect("recovered").expect("a note");
+        assert!(note.contains("bytes") && note.contains("words.txt.bak.2"), "{note}");
+        assert_eq!(std::fs::metadata(dir.path().join("words.txt.bak.2")).expect("kept").len(), big.len() as u64);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_words_file_that_is_not_a_file_is_an_error_and_left_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let words = dir.path().join("words.txt");
+        std::fs::create_dir(&words).expect("mkdir");
+        let e = list(dir.path()).load_user(&words).expect_err("a folder");
+        assert!(e.to_string().contains("a folder") && e.to_string().contains("not be saved"), "{e}");
+        assert!(words.is_dir());
+    }
+
+    #[test]
+    fn the_learned_words_are_bounded_keeping_the_most_typed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut p = list(dir.path());
+        p.learn("zebra");
+        p.learn("zebra");
+        let mut text = String::new();
+        for i in 0..MAX_USER_WORDS {
+            let w: String = format!("{i:05}").chars().map(|c| char::from(b'a' + (c as u8 - b'0'))).collect();
+            text.push_str(&format!("w{w}\t1\n"));
+        }
+        let words = dir.path().join("words.txt");
+        std::fs::write(&words, text).expect("write");
+        p.load_user(&words).expect("load");
+        assert_eq!(p.user.len(), MAX_USER_WORDS);
+        assert_eq!(p.learned("zebra"), 2, "the most typed word stays");
+        p.save_user(&words).expect("save");
+        assert!(std::fs::metadata(&words).expect("saved").len() < WORDS_FILE_LIMIT, "what is saved can be read back");
     }
 }

@@ -38,6 +38,10 @@ pub enum ProfileError {
     },
     #[error("{path}: {message} (fix or delete the file; defaults are used when it is absent)")]
     Parse { path: PathBuf, message: String },
+    /// A profile file that is not a regular file, or far too large (why, in
+    /// words, naming it): the caller may run on the defaults.
+    #[error("{0}")]
+    Unusable(String),
 }
 
 /// A loaded profile.
@@ -164,6 +168,10 @@ pub struct OpenNotes {
     pub created: bool,
     /// Files that could not be read, kept beside as `.bak`, and why (the user is told).
     pub recovered: Vec<String>,
+    /// Why nothing of this profile may be saved, when so: its folder cannot
+    /// be written (read-only, a full disk), or a file of it is not a regular
+    /// file. The window then runs read-only and shows this in a banner.
+    pub read_only: Option<String>,
 }
 
 /// Opens profile `name` for the app: creates it from the shipped defaults if
@@ -194,42 +202,55 @@ fn open_with(root: &Path, name: &str, may_write: bool) -> Result<(Profile, OpenN
     }
     let dir = root.join("profiles").join(name);
     let mut notes = OpenNotes::default();
-    let io = |path: &Path, e: std::io::Error| ProfileError::Read { path: path.to_path_buf(), source: e };
-    if !dir.exists() && may_write {
-        std::fs::create_dir_all(dir.join("menus")).map_err(|e| io(&dir, e))?;
-        let menus = shipped_defaults().join("menus");
-        if let Ok(entries) = std::fs::read_dir(&menus) {
-            for e in entries.filter_map(Result::ok) {
-                let p = e.path();
-                if p.extension().is_some_and(|x| x == "toml") {
-                    if let Some(name) = p.file_name() {
-                        std::fs::copy(&p, dir.join("menus").join(name)).map_err(|e| io(&p, e))?;
+    let mut may_write = may_write;
+    // A folder that cannot be written: the defaults, read-only, and the user is told why.
+    let unwritable = |notes: &mut OpenNotes, may_write: &mut bool, e: &dyn std::fmt::Display| {
+        notes.read_only.get_or_insert_with(|| format!("{e}; running read-only: no change will be saved"));
+        *may_write = false;
+    };
+    if may_write && std::fs::symlink_metadata(&dir).is_err() {
+        match create_new_profile(&dir) {
+            Ok(()) => notes.created = true,
+            Err(e) => unwritable(&mut notes, &mut may_write, &e),
+        }
+    }
+    let path = dir.join("settings.toml");
+    let mut settings = Settings::default();
+    let mut from_file = false;
+    match read_text(&path)? {
+        Text::Missing => {}
+        Text::Unusable(why) => {
+            // Not a regular file (a folder, a pipe, a device) or far too
+            // large: left exactly as it is, and never saved over.
+            notes.recovered.push(format!("{why}; using the defaults"));
+            notes.read_only.get_or_insert_with(|| format!("{} is not a settings file; running read-only: no change will be saved", path.display()));
+            may_write = false;
+        }
+        Text::Read(text) => {
+            from_file = true;
+            match text.map_err(|why| ProfileError::Parse { path: path.clone(), message: why }).and_then(|t| parse_settings(&path, &t)) {
+                Ok(s) => settings = s,
+                Err(e) if !may_write => notes.recovered.push(format!("{e}; using the defaults")),
+                Err(e) => {
+                    let bak = backup_path(&path);
+                    match std::fs::rename(&path, &bak) {
+                        Ok(()) => notes.recovered.push(format!("{e}; kept as {} and using the defaults", bak.display())),
+                        Err(err) => {
+                            notes.recovered.push(format!("{e}; using the defaults"));
+                            unwritable(&mut notes, &mut may_write, &ProfileError::Write { path: bak, source: err });
+                        }
                     }
                 }
             }
         }
-        save_settings(&dir.join("settings.toml"), &Settings::default())?;
-        notes.created = true;
     }
-    let path = dir.join("settings.toml");
-    let parsed = read_text(&path)?.map(|text| text.map_err(|why| ProfileError::Parse { path: path.clone(), message: why }).and_then(|t| parse_settings(&path, &t)));
-    let settings = match parsed {
-        Some(Ok(s)) => s,
-        Some(Err(e)) if !may_write => {
-            notes.recovered.push(format!("{e}; using the defaults"));
-            Settings::default()
-        }
-        Some(Err(e)) => {
-            let bak = backup_path(&path);
-            std::fs::rename(&path, &bak).map_err(|err| io(&path, err))?;
-            notes.recovered.push(format!("{e}; kept as {} and using the defaults", bak.display()));
-            Settings::default()
-        }
-        None => Settings::default(),
-    };
-    let mut settings = settings;
     let cal_path = dir.join("calibration.toml");
-    if let Some(text) = read_text(&cal_path)? {
+    let cal_text = match read_text(&cal_path)? {
+        Text::Missing => None,
+        Text::Unusable(why) => Some(Err(why)),
+        Text::Read(text) => Some(text),
+    };
+    if let Some(text) = cal_text {
         let parsed = text.and_then(|text| toml::from_str::<Calibration>(&text).map_err(|e| e.message().to_string())).and_then(|c| {
             let mut s = settings.clone();
             c.apply(&mut s);
@@ -237,16 +258,56 @@ fn open_with(root: &Path, name: &str, may_write: bool) -> Result<(Profile, OpenN
         });
         match parsed {
             Ok(s) => settings = s,
-            Err(why) if !may_write => notes.recovered.push(format!("{}: {why}; not used", cal_path.display())),
+            Err(why) if !may_write || !std::fs::symlink_metadata(&cal_path).is_ok_and(|m| m.is_file()) => {
+                notes.recovered.push(format!("{}: {why}; not used", cal_path.display()));
+            }
             Err(why) => {
                 let bak = backup_path(&cal_path);
-                std::fs::rename(&cal_path, &bak).map_err(|err| io(&cal_path, err))?;
-                notes.recovered.push(format!("{}: {why}; kept as {} and not used", cal_path.display(), bak.display()));
+                match std::fs::rename(&cal_path, &bak) {
+                    Ok(()) => notes.recovered.push(format!("{}: {why}; kept as {} and not used", cal_path.display(), bak.display())),
+                    Err(err) => {
+                        notes.recovered.push(format!("{}: {why}; not used", cal_path.display()));
+                        unwritable(&mut notes, &mut may_write, &ProfileError::Write { path: bak, source: err });
+                    }
+                }
             }
         }
     }
-    let from_file = path.exists();
     Ok((Profile { name: name.to_string(), dir, settings, from_file }, notes))
+}
+
+/// Builds a new profile at `dir` from the shipped defaults: whole in a
+/// temporary folder beside it, then renamed into place, so that a full disk
+/// or a failure half way leaves no profile at all rather than a broken one
+/// (a menu file of 0 bytes that would never be repaired).
+fn create_new_profile(dir: &Path) -> Result<(), ProfileError> {
+    let write = |path: &Path, e: std::io::Error| ProfileError::Write { path: path.to_path_buf(), source: e };
+    let parent = dir.parent().unwrap_or(dir);
+    std::fs::create_dir_all(parent).map_err(|e| write(parent, e))?;
+    let name = dir.file_name().map_or_else(|| "profile".into(), |n| n.to_string_lossy().to_string());
+    let tmp = parent.join(format!(".{name}.new-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let built = (|| {
+        std::fs::create_dir_all(tmp.join("menus")).map_err(|e| write(&tmp, e))?;
+        if let Ok(entries) = std::fs::read_dir(shipped_defaults().join("menus")) {
+            for e in entries.filter_map(Result::ok) {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "toml")
+                    && let Some(file) = p.file_name()
+                {
+                    let to = tmp.join("menus").join(file);
+                    let bytes = std::fs::read(&p).map_err(|e| ProfileError::Read { path: p.clone(), source: e })?;
+                    crate::fs::write_atomic(&to, &bytes).map_err(|e| write(&to, e))?;
+                }
+            }
+        }
+        save_settings(&tmp.join("settings.toml"), &Settings::default())?;
+        std::fs::rename(&tmp, dir).map_err(|e| write(dir, e))
+    })();
+    if built.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    built
 }
 
 /// Makes profile `to` as a copy of profile `from` under `root`: its
@@ -296,7 +357,8 @@ const LAST_PROFILE: &str = "last-profile";
 /// The profile the window used last (for a start at login), if it still exists.
 #[must_use]
 pub fn last_used(root: &Path) -> Option<String> {
-    let name = std::fs::read_to_string(root.join(LAST_PROFILE)).ok()?.trim().to_string();
+    let bytes = crate::fs::read_regular(&root.join(LAST_PROFILE), 4096).ok()??;
+    let name = String::from_utf8(bytes).ok()?.trim().to_string();
     (valid_name(&name) && root.join("profiles").join(&name).is_dir()).then_some(name)
 }
 
@@ -325,30 +387,35 @@ pub fn list(root: &Path) -> Vec<String> {
     names
 }
 
-/// A profile file's text: `None` when it does not exist, `Some(Err(why))`
-/// when it is not UTF-8 text (a parse failure: the file is kept, never
-/// overwritten).
+/// A profile file, as far as it could be read.
+enum Text {
+    /// There is none.
+    Missing,
+    /// It is there but cannot be used as it stands: not a regular file, or
+    /// far too large (why, in words); it is left exactly as it is.
+    Unusable(String),
+    /// Its text, or why it is not UTF-8 text (a parse failure: the file is
+    /// kept, never overwritten).
+    Read(Result<String, String>),
+}
+
+/// Reads a profile file: only a regular file, opened without blocking, of
+/// at most [`crate::fs::PROFILE_FILE_LIMIT`] bytes.
 ///
 /// # Errors
 /// A file that exists but cannot be read (permissions).
-fn read_text(path: &Path) -> Result<Option<Result<String, String>>, ProfileError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(String::from_utf8(bytes).map_err(|e| {
+fn read_text(path: &Path) -> Result<Text, ProfileError> {
+    match crate::fs::read_regular(path, crate::fs::PROFILE_FILE_LIMIT) {
+        Ok(None) => Ok(Text::Missing),
+        Ok(Some(bytes)) => Ok(Text::Read(String::from_utf8(bytes).map_err(|e| {
             format!("not UTF-8 text (byte {} is not valid UTF-8; save the file as UTF-8)", e.utf8_error().valid_up_to() + 1)
         }))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ProfileError::Read { path: path.to_path_buf(), source: e }),
+        Err(crate::fs::ReadError::Io { path, source }) => Err(ProfileError::Read { path, source }),
+        Err(e) => Ok(Text::Unusable(e.to_string())),
     }
 }
 
-/// `file.bak`, or `file.bak.2`, … if that exists: an older backup is never overwritten either.
-pub(crate) fn backup_path(path: &Path) -> PathBuf {
-    let base = PathBuf::from(format!("{}.bak", path.display()));
-    if !base.exists() {
-        return base;
-    }
-    (2..).map(|n| PathBuf::from(format!("{}.bak.{n}", path.display()))).find(|p| !p.exists()).unwrap_or(base)
-}
+pub(crate) use crate::fs::backup_path;
 
 /// Writes settings atomically: a temporary file beside it, then a rename.
 ///
@@ -377,17 +444,19 @@ fn field_at(text: &str, line: usize) -> Option<String> {
 /// Loads profile `name` from `root`.
 ///
 /// # Errors
-/// A bad name, or a settings file that cannot be read or parsed.
+/// A bad name, or a settings file that cannot be read or parsed
+/// ([`ProfileError::Unusable`] when it is not a regular file, or far too large).
 pub fn load_from(root: &Path, name: &str) -> Result<Profile, ProfileError> {
     if !valid_name(name) {
         return Err(ProfileError::BadName(name.to_string()));
     }
     let dir = root.join("profiles").join(name);
     let path = dir.join("settings.toml");
-    let Some(text) = read_text(&path)? else {
-        return Ok(Profile { name: name.to_string(), dir, settings: Settings::default(), from_file: false });
+    let text = match read_text(&path)? {
+        Text::Missing => return Ok(Profile { name: name.to_string(), dir, settings: Settings::default(), from_file: false }),
+        Text::Unusable(why) => return Err(ProfileError::Unusable(why)),
+        Text::Read(text) => text.map_err(|message| ProfileError::Parse { path: path.clone(), message })?,
     };
-    let text = text.map_err(|message| ProfileError::Parse { path: path.clone(), message })?;
     let settings = parse_settings(&path, &text)?;
     Ok(Profile { name: name.to_string(), dir, settings, from_file: true })
 }
@@ -639,5 +708,66 @@ mod tests {
     fn bad_names_are_refused() {
         let dir = tempfile::tempdir().expect("tempdir");
         assert!(matches!(load_from(dir.path(), "../etc"), Err(ProfileError::BadName(_))));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_settings_file_that_is_a_folder_a_pipe_or_a_device_is_named_and_left_and_nothing_is_saved() {
+        for kind in ["folder", "fifo", "device"] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let profile = dir.path().join("profiles/kai");
+            std::fs::create_dir_all(profile.join("menus")).expect("mkdir");
+            let settings = profile.join("settings.toml");
+            match kind {
+                "folder" => std::fs::create_dir(&settings).expect("mkdir"),
+                "fifo" => {
+                    if !std::process::Command::new("mkfifo").arg(&settings).status().is_ok_and(|s| s.success()) {
+                        continue;
+                    }
+                }
+                _ => std::os::unix::fs::symlink("/dev/zero", &settings).expect("link"),
+            }
+            // The window's open (it may write) and headless's: neither hangs,
+            // neither reads the device, both run on the defaults.
+            for (p, notes) in [open_from(dir.path(), "kai").expect(kind), open_read_only(dir.path(), "kai").expect(kind)] {
+                assert_eq!(p.settings, Settings::default(), "{kind}");
+                let said = notes.recovered.join(" ");
+                assert!(said.contains("settings.toml") && said.contains("not a regular file") && said.contains("using the defaults"), "{kind}: {said}");
+                assert!(notes.read_only.is_some(), "{kind}: nothing may be saved over it");
+            }
+            let t = std::fs::symlink_metadata(&settings).expect("still there").file_type();
+            assert!(if kind == "folder" { t.is_dir() } else if kind == "fifo" { !t.is_file() && !t.is_symlink() } else { t.is_symlink() }, "{kind} left as it was");
+            assert!(!profile.join("settings.toml.bak").exists());
+            assert!(matches!(load_from(dir.path(), "kai"), Err(ProfileError::Unusable(why)) if why.contains("settings.toml")), "{kind}");
+        }
+    }
+
+    #[test]
+    fn a_config_folder_that_cannot_be_written_runs_on_the_defaults_read_only() {
+        // A file where the profiles folder goes: no profile can be made
+        // there, even by root (as a read-only or full disk would refuse it).
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("profiles"), "not a folder").expect("write");
+        let (p, notes) = open_from(dir.path(), "ada").expect("runs");
+        assert_eq!(p.settings, Settings::default());
+        assert!(!notes.created);
+        let why = notes.read_only.expect("read-only, and why");
+        assert!(why.contains("profiles") && why.contains("read-only"), "{why}");
+        assert_eq!(std::fs::read_to_string(dir.path().join("profiles")).expect("untouched"), "not a folder");
+    }
+
+    #[test]
+    fn a_new_profile_appears_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (p, notes) = open_from(dir.path(), "new").expect("open");
+        assert!(notes.created && notes.read_only.is_none());
+        let menus = std::fs::read_dir(p.dir.join("menus")).expect("menus").count();
+        assert_eq!(menus, std::fs::read_dir(shipped_defaults().join("menus")).expect("shipped").filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "toml"))).count());
+        for e in std::fs::read_dir(p.dir.join("menus")).expect("menus") {
+            let path = e.expect("entry").path();
+            assert!(std::fs::metadata(&path).expect("menu").len() > 0, "{} is empty", path.display());
+        }
+        let left: Vec<_> = std::fs::read_dir(dir.path().join("profiles")).expect("profiles").map(|e| e.expect("entry").file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("new")], "no temporary folder is left");
     }
 }

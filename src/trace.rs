@@ -57,6 +57,8 @@ pub enum TraceError {
     },
     #[error("cannot encode a trace line: {0}")]
     Encode(#[from] serde_json::Error),
+    #[error("cannot write the trace: {0}")]
+    Output(#[from] crate::fs::OutputError),
 }
 
 fn round2(p: Option<Point>) -> Option<Point> {
@@ -98,8 +100,12 @@ impl TraceWriter {
     /// was there as it was.
     ///
     /// # Errors
-    /// When the file cannot be created (a missing or read-only folder).
+    /// When the file cannot be created (a missing or read-only folder), or
+    /// `path` is a link or not a regular file.
     pub fn create(path: &Path) -> Result<Self, TraceError> {
+        // Only a new or regular file: never through a link, nor a device
+        // (renaming over `/dev/full` would replace the device).
+        crate::fs::check_output(path, false, &[])?;
         let (tmp, f) = crate::fs::create_beside(path, "part").map_err(|source| TraceError::Io { path: path.to_path_buf(), source })?;
         Ok(Self { path: path.to_path_buf(), tmp, out: Some(BufWriter::new(f)), line: Vec::with_capacity(512) })
     }

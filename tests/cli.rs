@@ -283,20 +283,43 @@ fn a_named_pipe_is_refused_not_waited_on() {
     assert_one_line_error(&out, &["fifo.avi", "not a regular file"]);
 }
 
-/// A second Facemouse that would drive the pointer is refused in one line
-/// while the first runs: two would fight over the pointer and both click. One
-/// that only shows a recording may run beside it.
+/// One Facemouse drives a display's pointer: the lock lives in the user's
+/// runtime folder and is keyed by the display, so a second driver is
+/// refused even with another config folder, a run that only shows a
+/// recording takes no lock (it used to keep the driver out), and a driver
+/// on another display is not refused.
 #[test]
-fn a_second_instance_that_would_drive_is_refused_while_the_first_runs() {
-    let config = tempfile::tempdir().expect("tempdir");
-    // The reader is kept while the others start: a closed pipe would end the first.
-    let (mut first, _reader) = headless_demo(config.path(), Stdio::null());
-    let driving = run(bin().args(["--headless", "--drive", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
-    let showing = run(bin().args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
-    let _ = first.kill();
-    let _ = first.wait();
-    assert_one_line_error(&driving, &["already running", &format!("process {}", first.id())]);
-    assert!(showing.status.success(), "{}", String::from_utf8_lossy(&showing.stderr));
+fn the_driver_lock_is_one_per_display_and_only_a_driver_takes_it() {
+    let runtime = tempfile::tempdir().expect("tempdir");
+    let (config_a, config_b) = (tempfile::tempdir().expect("tempdir"), tempfile::tempdir().expect("tempdir"));
+    let on = |c: &mut Command, display: &str, config: &Path| {
+        c.env("XDG_RUNTIME_DIR", runtime.path()).env("DISPLAY", display).env_remove("WAYLAND_DISPLAY").env("FACEMOUSE_CONFIG_DIR", config);
+    };
+    // A run that only shows a recording, still running...
+    let mut showing = bin();
+    on(&mut showing, ":4242", config_a.path());
+    let mut showing = showing.args(["--headless", "--source"]).arg(demo_dir().join("video.avi")).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn");
+    let mut reader = std::io::BufReader::new(showing.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut reader, &mut first).expect("line");
+    // ... holds no lock: the driver's lock of that display is free.
+    let lock = runtime.path().join("facemouse-drive-x11-4242.lock");
+    let held = facemouse::instance::acquire_at(&lock);
+    let _ = showing.kill();
+    let _ = showing.wait();
+    assert!(first.starts_with("Running headless") && first.contains("not driving"), "{first}");
+    let held = held.expect("a run that does not drive must not take the driver's lock");
+    // While a driver holds it (this test), a driver with another config folder is refused.
+    let mut driving = bin();
+    on(&mut driving, ":4242.0", config_b.path());
+    let out = run(driving.args(["--headless", "--drive", "--once", "--source"]).arg(demo_dir().join("video.avi")));
+    assert_one_line_error(&out, &["already running", &format!("process {}", std::process::id()), "facemouse-drive-x11-4242.lock"]);
+    // A driver of another display is not refused by it.
+    let mut elsewhere = bin();
+    on(&mut elsewhere, ":4243", config_b.path());
+    let out = run(elsewhere.args(["--headless", "--drive", "--once", "--source"]).arg(demo_dir().join("video.avi")));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("already running"), "{}", String::from_utf8_lossy(&out.stderr));
+    drop(held);
 }
 
 /// A broken settings file does not stop a headless run (it drives the
@@ -352,4 +375,75 @@ fn autostart_on_status_off_and_the_last_profile() {
     let _ = child.kill();
     let _ = child.wait();
     assert!(first.contains("profile \"ada\""), "{first}");
+}
+
+/// Outputs go only to new or regular files: `resample SEQ --out SEQ` turned
+/// 450 frames into 2 and said nothing; `synth` wrote through links planted
+/// in its folder; `--trace` at a device node replaced the device.
+#[cfg(unix)]
+#[test]
+fn outputs_never_go_onto_their_input_through_links_or_over_devices() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let seq = tmp.path().join("seq");
+    let out = run(bin().args(["synth", "--seconds", "2", "--fps", "10", "--out"]).arg(&seq));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let before: Vec<Vec<u8>> = ["video.avi", "labels.csv", "meta.json"].iter().map(|f| std::fs::read(seq.join(f)).expect("file")).collect();
+    // Onto itself, also named another way.
+    for target in [seq.clone(), seq.join(".").join("..").join("seq")] {
+        let out = run(bin().arg("resample").arg(&seq).arg("--out").arg(&target).args(["--every", "3"]));
+        assert_one_line_error(&out, &["is the input", "another path"]);
+    }
+    let after: Vec<Vec<u8>> = ["video.avi", "labels.csv", "meta.json"].iter().map(|f| std::fs::read(seq.join(f)).expect("file")).collect();
+    assert!(before == after, "the input sequence is untouched");
+    // Links planted where synth writes: refused, and what they point at is untouched.
+    let planted = tmp.path().join("planted");
+    std::fs::create_dir(&planted).expect("mkdir");
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, "keep").expect("write");
+    std::os::unix::fs::symlink(&victim, planted.join("labels.csv")).expect("link");
+    let out = run(bin().args(["synth", "--seconds", "1", "--fps", "10", "--out"]).arg(&planted));
+    assert_one_line_error(&out, &["labels.csv", "symbolic link"]);
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep");
+    assert!(!planted.join("video.avi").exists() && !planted.join("meta.json").exists(), "nothing written beside the link");
+    // A trace at a device node (a copy of /dev/null: made here, as root can)
+    // is refused and the node stays a device; without root, /dev/null itself.
+    let node = tmp.path().join("null");
+    let device = if Command::new("mknod").arg(&node).args(["c", "1", "3"]).status().is_ok_and(|s| s.success()) { node } else { PathBuf::from("/dev/null") };
+    let out = run(bin().arg("replay").arg(seq.join("video.avi")).arg("--trace").arg(&device));
+    assert_one_line_error(&out, &["a device", "another path"]);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&device).expect("device").file_type().is_char_device());
+}
+
+/// A settings file that is a named pipe, a link to `/dev/zero` or a folder:
+/// the window, headless and replay hung with no message, read 2.1 GB, or
+/// exited. Each now says what it is in one line and runs on the defaults.
+#[cfg(unix)]
+#[test]
+fn a_settings_file_that_is_a_pipe_a_device_or_a_folder_is_named_and_the_defaults_are_used() {
+    for kind in ["fifo", "zero", "folder"] {
+        let config = tempfile::tempdir().expect("tempdir");
+        let dir = config.path().join("profiles/default");
+        std::fs::create_dir_all(&dir).expect("profile");
+        let settings = dir.join("settings.toml");
+        match kind {
+            "fifo" => {
+                if !Command::new("mkfifo").arg(&settings).status().is_ok_and(|s| s.success()) {
+                    continue;
+                }
+            }
+            "zero" => std::os::unix::fs::symlink("/dev/zero", &settings).expect("link"),
+            _ => std::fs::create_dir(&settings).expect("mkdir"),
+        }
+        let trace = config.path().join("t.jsonl");
+        let replay = run(bin().arg("replay").arg(demo_dir().join("video.avi")).arg("--trace").arg(&trace).env("FACEMOUSE_CONFIG_DIR", config.path()));
+        let err = String::from_utf8_lossy(&replay.stderr);
+        assert!(replay.status.success(), "{kind}: {err}");
+        assert!(err.contains("settings.toml") && err.contains("not a regular file") && err.contains("using the defaults"), "{kind}: {err}");
+        let headless = run(bin().args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
+        let err = String::from_utf8_lossy(&headless.stderr);
+        assert!(headless.status.success(), "{kind}: {err}");
+        assert!(err.contains("not a regular file") && err.contains("using the defaults"), "{kind}: {err}");
+        assert!(!std::fs::symlink_metadata(&settings).expect("left").file_type().is_file(), "{kind}: left as it was");
+    }
 }

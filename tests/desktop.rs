@@ -432,7 +432,9 @@ fn a_second_driver_is_refused_and_a_second_window_gets_the_profile_read_only() {
         c.arg("--source").arg(&clip);
         c
     };
-    let mut first = start().stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("first window");
+    // The first window drives (a window that only shows a recording takes
+    // no driver's lock: tests/cli.rs).
+    let mut first = start().arg("--drive").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("first window");
     std::thread::sleep(Duration::from_secs(3));
     let second = start().arg("--drive").output().expect("second window");
     let third = start().args(["--headless", "--drive"]).output().expect("headless");

@@ -168,6 +168,29 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<Vec<LabelRow>, LabelError> {
     Ok(rows)
 }
 
+/// The three files of a sequence folder `dir` that is about to be written
+/// (`video.avi`, `labels.csv`, `meta.json`), once the folder exists and each
+/// may take an output: the folder is not one of `inputs` (a sequence is
+/// never written onto the one it is made from), and no file is a link, a
+/// device or a file of `inputs`.
+///
+/// # Errors
+/// What [`crate::fs::check_output`] refuses, or a folder that cannot be made.
+pub fn sequence_outputs(dir: &Path, inputs: &[&Path]) -> Result<(PathBuf, PathBuf, PathBuf), crate::fs::OutputError> {
+    crate::fs::check_output(dir, true, inputs)?;
+    std::fs::create_dir_all(dir).map_err(|source| crate::fs::OutputError::Io { path: dir.to_path_buf(), source })?;
+    let files: Vec<PathBuf> = inputs.iter().flat_map(|i| SEQUENCE_FILES.iter().map(move |f| i.join(f))).collect();
+    let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let [video, csv, meta] = SEQUENCE_FILES.map(|f| dir.join(f));
+    for out in [&video, &csv, &meta] {
+        crate::fs::check_output(out, false, &files)?;
+    }
+    Ok((video, csv, meta))
+}
+
+/// The files of a sequence folder.
+pub const SEQUENCE_FILES: [&str; 3] = ["video.avi", "labels.csv", "meta.json"];
+
 /// A sequence folder: its labels and metadata.
 #[derive(Debug, Clone)]
 pub struct Sequence {

@@ -31,6 +31,8 @@ pub enum ResampleError {
     Arguments { every: usize, scale: f64 },
     #[error("OpenCV failed while resampling: {0}")]
     OpenCv(#[from] opencv::Error),
+    #[error("cannot write the sequence: {0}")]
+    Output(#[from] crate::fs::OutputError),
 }
 
 /// Writes `src` kept every `every` frames and scaled by `scale` to `out`
@@ -44,29 +46,36 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64) -> Result<Meta
     }
     let seq = Sequence::load(src)?;
     let werr = |path: &Path, reason: String| ResampleError::Write { path: path.to_path_buf(), reason };
-    std::fs::create_dir_all(out).map_err(|e| werr(out, e.to_string()))?;
+    // Never onto the sequence it reads (that turned 450 frames into 2), nor through a link.
+    let (path, csv, mj) = labels::sequence_outputs(out, &[src])?;
     let mut video = VideoFileSource::open(&seq.video())?;
     let (width, height) = (scaled(seq.meta.width, scale), scaled(seq.meta.height, scale));
     let size = Size::new(i32::try_from(width).unwrap_or(i32::MAX), i32::try_from(height).unwrap_or(i32::MAX));
     let fps = seq.meta.fps / every as f64;
-    let path = out.join("video.avi");
-    let name = path.to_str().ok_or_else(|| werr(&path, "the path is not UTF-8".into()))?;
-    let mut writer = VideoWriter::new_with_backend(name, videoio::CAP_FFMPEG, VideoWriter::fourcc('M', 'J', 'P', 'G')?, fps, size, true)?;
-    if !writer.is_opened()? {
-        return Err(werr(&path, "OpenCV's FFmpeg backend cannot write Motion-JPEG AVI here".into()));
-    }
-    let (mut frame, mut small) = (Frame::empty(), Mat::default());
+    let tmp = crate::fs::create_beside_keeping_extension(&path, "part").map_err(|e| werr(&path, e.to_string()))?;
     let mut kept = Vec::new();
-    let mut index = 0usize;
-    while let ReadOutcome::Frame = video.read(&mut frame)? {
-        if index.is_multiple_of(every) {
-            imgproc::resize(&frame.color, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
-            writer.write(&small)?;
-            kept.push(index);
+    let written = (|| {
+        let name = tmp.to_str().ok_or_else(|| werr(&path, "the path is not UTF-8".into()))?;
+        let mut writer = VideoWriter::new_with_backend(name, videoio::CAP_FFMPEG, VideoWriter::fourcc('M', 'J', 'P', 'G')?, fps, size, true)?;
+        if !writer.is_opened()? {
+            return Err(werr(&path, "OpenCV's FFmpeg backend cannot write Motion-JPEG AVI here".into()));
         }
-        index += 1;
-    }
-    writer.release()?;
+        let (mut frame, mut small) = (Frame::empty(), Mat::default());
+        let mut index = 0usize;
+        while let ReadOutcome::Frame = video.read(&mut frame)? {
+            if index.is_multiple_of(every) {
+                imgproc::resize(&frame.color, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+                writer.write(&small)?;
+                kept.push(index);
+            }
+            index += 1;
+        }
+        writer.release()?;
+        std::fs::rename(&tmp, &path).map_err(|e| werr(&path, e.to_string()))
+    })();
+    written.inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })?;
 
     let rows: Vec<LabelRow> = kept
         .iter()
@@ -106,9 +115,7 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64) -> Result<Meta
     meta.width = width;
     meta.height = height;
     meta.extra.insert("resampled_from".into(), serde_json::json!({ "sequence": src.display().to_string(), "every": every, "scale": scale }));
-    let csv = out.join("labels.csv");
     crate::profile::write_atomic(&csv, &labels::to_csv(&rows)).map_err(|e| werr(&csv, e.to_string()))?;
-    let mj = out.join("meta.json");
     let text = serde_json::to_string_pretty(&meta).map_err(|e| werr(&mj, e.to_string()))?;
     crate::profile::write_atomic(&mj, &(text + "\n")).map_err(|e| werr(&mj, e.to_string()))?;
     Ok(meta)

@@ -75,6 +75,9 @@ pub struct MenuPanel {
     /// Word prediction (`None` when the word list could not be read), the
     /// words shown for the word being typed, and that word.
     predictor: Option<crate::predict::Predictor>,
+    /// The profile's `words.txt` could not be read or moved aside: the words
+    /// learned now are not saved over it.
+    words_unsaved: bool,
     words: Vec<String>,
     words_for: String,
     /// Whether the layout has the words' row (typing, and room for it).
@@ -113,6 +116,7 @@ impl MenuPanel {
             wide: false,
             echo: String::new(),
             predictor: None,
+            words_unsaved: false,
             words: Vec::new(),
             words_for: String::new(),
             words_row: false,
@@ -127,10 +131,20 @@ impl MenuPanel {
     fn with_prediction(mut self) -> Self {
         match crate::predict::Predictor::shipped() {
             Ok(mut p) => {
-                if let Some(path) = self.words_path()
-                    && let Err(e) = p.load_user(&path)
-                {
-                    tracing::warn!("{e}");
+                if let Some(path) = self.words_path() {
+                    match p.load_user(&path) {
+                        Ok(None) => {}
+                        Ok(Some(note)) => {
+                            tracing::warn!("{note}");
+                            self.message = note;
+                        }
+                        Err(e) => {
+                            // Whatever is there is kept: nothing is saved over it.
+                            tracing::warn!("{e}");
+                            self.message = e.to_string();
+                            self.words_unsaved = true;
+                        }
+                    }
                 }
                 self.predictor = Some(p);
             }
@@ -169,7 +183,7 @@ impl MenuPanel {
     /// Learns the word just finished (before a space, a return, a punctuation
     /// mark) and saves the profile's words, unless the profile is read-only.
     fn learn_word(&mut self, word: &str) {
-        let path = self.words_path().filter(|_| self.read_only.is_none());
+        let path = self.words_path().filter(|_| self.read_only.is_none() && !self.words_unsaved);
         let Some(p) = self.predictor.as_mut() else { return };
         if !crate::predict::is_word(word) {
             return;

@@ -250,7 +250,7 @@ impl FacemouseApp {
         if self.drive_lock.is_some() {
             return true;
         }
-        match crate::instance::acquire(&self.root).map_err(|e| e.to_string()) {
+        match crate::instance::acquire_driver().map_err(|e| e.to_string()) {
             Ok(l) => {
                 self.drive_lock = Some(l);
                 true
@@ -808,16 +808,8 @@ impl FacemouseApp {
     fn switch_profile(&mut self, root: &std::path::Path, name: &str, ctx: &egui::Context) {
         // The new profile's lock first: its files are written (a broken one
         // kept as .bak) only by the window that may save it.
-        let access = match crate::instance::open_profile(root, name) {
-            Ok(a) => a,
-            Err(e) => {
-                self.status_message = format!("Cannot open profile {name}: {e}");
-                return;
-            }
-        };
-        let opened = if access.read_only().is_some() { crate::profile::open_read_only(root, name) } else { crate::profile::open_from(root, name) };
-        match opened {
-            Ok((p, notes)) => {
+        match crate::instance::ProfileAccess::open(root, name) {
+            Ok((access, p, notes)) => {
                 self.notes = notes.recovered;
                 self.notes.extend(access.read_only());
                 self.background = style::apply(ctx, &p.settings.ui);

@@ -474,29 +474,36 @@ impl Generator {
 pub fn write_sequence(asset: FaceAsset, cfg: &SynthConfig, dir: &Path) -> Result<Meta, SynthError> {
     cfg.check()?;
     let werr = |path: &Path, reason: String| SynthError::Write { path: path.to_path_buf(), reason };
-    std::fs::create_dir_all(dir).map_err(|e| werr(dir, e.to_string()))?;
-    let video = dir.join("video.avi");
-    let name = video.to_str().ok_or_else(|| werr(&video, "path is not UTF-8".into()))?;
-    // MPEG-4 part 2 in AVI through FFmpeg, like the shared sequences.
-    let fourcc = VideoWriter::fourcc('F', 'M', 'P', '4')?;
-    let size = Size::new(cfg.width, cfg.height);
-    let mut writer = VideoWriter::new_with_backend(name, videoio::CAP_FFMPEG, fourcc, cfg.fps, size, true)?;
-    if !writer.is_opened()? {
-        return Err(werr(&video, "OpenCV's FFmpeg backend cannot write MPEG-4 AVI here".into()));
-    }
-    writer.set(videoio::VIDEOWRITER_PROP_QUALITY, 92.0)?;
-    let mut generator = Generator::new(asset, cfg.clone())?;
-    let mut frame = Mat::default();
-    let mut rows = Vec::with_capacity(cfg.frames());
-    for i in 0..cfg.frames() {
-        rows.push(generator.render(i, &mut frame)?);
-        writer.write(&frame)?;
-    }
-    writer.release()?;
-    std::fs::write(dir.join("labels.csv"), labels::to_csv(&rows)).map_err(|e| werr(&dir.join("labels.csv"), e.to_string()))?;
+    let (video, csv, mj) = crate::lab::labels::sequence_outputs(dir, &[]).map_err(|e| werr(dir, e.to_string()))?;
+    let tmp = crate::fs::create_beside_keeping_extension(&video, "part").map_err(|e| werr(&video, e.to_string()))?;
+    let written = (|| {
+        let name = tmp.to_str().ok_or_else(|| werr(&video, "path is not UTF-8".into()))?;
+        // MPEG-4 part 2 in AVI through FFmpeg, like the shared sequences.
+        let fourcc = VideoWriter::fourcc('F', 'M', 'P', '4')?;
+        let size = Size::new(cfg.width, cfg.height);
+        let mut writer = VideoWriter::new_with_backend(name, videoio::CAP_FFMPEG, fourcc, cfg.fps, size, true)?;
+        if !writer.is_opened()? {
+            return Err(werr(&video, "OpenCV's FFmpeg backend cannot write MPEG-4 AVI here".into()));
+        }
+        writer.set(videoio::VIDEOWRITER_PROP_QUALITY, 92.0)?;
+        let mut generator = Generator::new(asset, cfg.clone())?;
+        let mut frame = Mat::default();
+        let mut rows = Vec::with_capacity(cfg.frames());
+        for i in 0..cfg.frames() {
+            rows.push(generator.render(i, &mut frame)?);
+            writer.write(&frame)?;
+        }
+        writer.release()?;
+        std::fs::rename(&tmp, &video).map_err(|e| werr(&video, e.to_string()))?;
+        Ok(rows)
+    })();
+    let rows = written.inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })?;
+    crate::fs::write_atomic(&csv, labels::to_csv(&rows).as_bytes()).map_err(|e| werr(&csv, e.to_string()))?;
     let meta = make_meta(cfg, &rows);
-    let text = serde_json::to_string_pretty(&meta).map_err(|e| werr(&dir.join("meta.json"), e.to_string()))?;
-    std::fs::write(dir.join("meta.json"), text + "\n").map_err(|e| werr(&dir.join("meta.json"), e.to_string()))?;
+    let text = serde_json::to_string_pretty(&meta).map_err(|e| werr(&mj, e.to_string()))?;
+    crate::fs::write_atomic(&mj, (text + "\n").as_bytes()).map_err(|e| werr(&mj, e.to_string()))?;
     Ok(meta)
 }
 
