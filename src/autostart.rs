@@ -52,22 +52,42 @@ pub fn entry_text(exe: &Path) -> String {
 }
 
 /// An argument of an `Exec` key, quoted as the Desktop Entry
-/// Specification asks (inside double quotes, `"`, `` ` ``, `$` and `\` are
-/// escaped with a backslash; the file format then doubles every backslash).
+/// Specification asks: a literal `%` is `%%` (else it reads as a field
+/// code, and the entry does not start); an argument with a reserved
+/// character goes inside double quotes, where `"`, `` ` ``, `$` and `\` are
+/// escaped with a backslash; then the file format's string escapes apply to
+/// the whole value (every backslash doubled, a newline `\n`, a tab `\t`, a
+/// carriage return `\r`).
 fn quote_exec(arg: &str) -> String {
-    let plain = !arg.is_empty() && arg.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+,:@".contains(c));
-    if plain {
-        return arg.to_string();
+    let plain = !arg.is_empty() && arg.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    let mut quoted = String::new();
+    if !plain {
+        quoted.push('"');
     }
-    let mut out = String::from("\"");
     for c in arg.chars() {
-        if matches!(c, '"' | '`' | '$' | '\\') {
-            out.push('\\');
+        match c {
+            '%' => quoted.push_str("%%"),
+            '"' | '`' | '$' | '\\' => {
+                quoted.push('\\');
+                quoted.push(c);
+            }
+            _ => quoted.push(c),
         }
-        out.push(c);
     }
-    out.push('"');
-    out.replace('\\', "\\\\")
+    if !plain {
+        quoted.push('"');
+    }
+    let mut out = String::with_capacity(quoted.len());
+    for c in quoted.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Whether start at login is on: the entry in `dir`, if there is one.
@@ -134,16 +154,60 @@ mod tests {
         assert_eq!(quote_exec("/opt/face mouse/facemouse"), "\"/opt/face mouse/facemouse\"");
         assert_eq!(quote_exec("/tmp/a$b"), "\"/tmp/a\\\\$b\"");
         assert_eq!(quote_exec("/usr/bin/facemouse"), "/usr/bin/facemouse");
+        // A literal percent is not a field code; a newline is a string escape.
+        assert_eq!(quote_exec("/opt/100%/facemouse"), "/opt/100%%/facemouse");
+        assert_eq!(quote_exec("/opt/a\nb/facemouse"), "\"/opt/a\\nb/facemouse\"");
     }
 
-    /// `desktop-file-validate` (desktop-file-utils) accepts the entry, where it is installed.
+    /// `desktop-file-validate` (desktop-file-utils) accepts the entry, where
+    /// it is installed, for odd program paths too: a `%` made an entry that
+    /// did not start, and a newline one that did not validate.
     #[test]
     fn the_entry_validates() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let p = enable(dir.path(), Path::new("/opt/face mouse/facemouse")).expect("on");
-        match std::process::Command::new("desktop-file-validate").arg(&p).output() {
-            Ok(out) => assert!(out.status.success() && out.stdout.is_empty(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
-            Err(_) => eprintln!("skipped: desktop-file-validate is not installed (make test installs desktop-file-utils)"),
+        for exe in ["/opt/face mouse/facemouse", "/opt/100% sure/facemouse", "/opt/a\nb/face\tmouse", "/opt/q\"u`o$t\\e/facemouse"] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let p = enable(dir.path(), Path::new(exe)).expect("on");
+            match std::process::Command::new("desktop-file-validate").arg(&p).output() {
+                Ok(out) => assert!(out.status.success() && out.stdout.is_empty(), "{exe:?}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+                Err(_) => eprintln!("skipped: desktop-file-validate is not installed (make test installs desktop-file-utils)"),
+            }
+            assert_eq!(exec_program(&std::fs::read_to_string(&p).expect("entry")).as_deref(), Some(exe), "the entry starts this very program");
         }
+    }
+
+    /// The program an entry's `Exec` starts, read back as a desktop would:
+    /// the string escapes, then the quoting, then `%%`.
+    fn exec_program(entry: &str) -> Option<String> {
+        let value = entry.lines().find_map(|l| l.strip_prefix("Exec="))?;
+        let mut unescaped = String::new();
+        let mut chars = value.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                match chars.next()? {
+                    'n' => unescaped.push('\n'),
+                    't' => unescaped.push('\t'),
+                    'r' => unescaped.push('\r'),
+                    's' => unescaped.push(' '),
+                    other => unescaped.push(other),
+                }
+            } else {
+                unescaped.push(c);
+            }
+        }
+        let mut arg = String::new();
+        let mut chars = unescaped.chars().peekable();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => arg.push(chars.next()?),
+                    '"' => break,
+                    _ => arg.push(c),
+                }
+            }
+        } else {
+            arg = chars.take_while(|c| *c != ' ').collect();
+        }
+        Some(arg.replace("%%", "%"))
     }
 }
