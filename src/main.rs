@@ -340,7 +340,7 @@ fn run() -> Result<()> {
             let recording = recording.transpose()?;
             let no_display = std::env::var_os("DISPLAY").is_none() && cfg!(target_os = "linux") && std::env::var_os("WAYLAND_DISPLAY").is_none();
             if cli.headless || no_display {
-                live(cli.camera.as_deref(), recording, &profile_name)
+                live(cli.camera.as_deref(), recording, &profile_name, cli.autostart)
             } else {
                 gui(cli.camera.as_deref(), recording, &profile_name, cli.show_menu, cli.calibrate, cli.autostart)
             }
@@ -520,7 +520,7 @@ impl facemouse::session::Observer for Printer {
 }
 
 /// Without a display (or with --headless): the live session, printing what it sees.
-fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str) -> Result<()> {
+fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, profile_name: &str, at_login: bool) -> Result<()> {
     // As the window does, a broken file does not stop the pointer: it is
     // reported and the defaults are used. Headless never writes the profile,
     // so it is opened without writing (the window moves a broken file aside).
@@ -544,6 +544,12 @@ fn live(camera: Option<&str>, recording: Option<facemouse::ui::SourceChoice>, pr
     )?;
     let stop = stop_flag();
     let (tx, rx) = crossbeam_channel::bounded(8);
+    // Started at login: no action while the user settles, as in the window.
+    let grace_s = if at_login { prof.settings.ui.login_grace_s } else { 0.0 };
+    if grace_s > 0.0 {
+        let _ = tx.try_send(facemouse::session::Intent::QuietFor(grace_s * 1000.0));
+        say!("Started at login: no click for the first {grace_s:.0} s.")?;
+    }
     // A key or switch button as the switch, besides the face (if set).
     let (_external, problem) = facemouse::capture::switch_input::SwitchInput::for_settings(&prof.settings.switch, move || {
         let _ = tx.try_send(facemouse::session::Intent::ExternalSwitch);

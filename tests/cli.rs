@@ -447,3 +447,28 @@ fn a_settings_file_that_is_a_pipe_a_device_or_a_folder_is_named_and_the_defaults
         assert!(!std::fs::symlink_metadata(&settings).expect("left").file_type().is_file(), "{kind}: left as it was");
     }
 }
+
+/// Started at login, headless holds the same grace as the window: the demo
+/// clip's raise at 4.2 s clicked at 5.0 s, inside the 10 s grace.
+#[test]
+fn the_grace_after_a_start_at_login_holds_headless_too() {
+    let config = tempfile::tempdir().expect("tempdir");
+    let clicks = |autostart: bool| -> Vec<f64> {
+        let mut c = bin();
+        c.args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path());
+        if autostart {
+            c.arg("--autostart");
+        }
+        let out = run(&mut c);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("click_"))
+            .filter_map(|l| l.split_whitespace().next()?.parse::<f64>().ok())
+            .collect()
+    };
+    let normal = clicks(false);
+    assert!(normal.iter().any(|t| *t < 10.0), "the demo clicks early without the grace: {normal:?}");
+    let at_login = clicks(true);
+    assert!(!at_login.is_empty() && at_login.iter().all(|t| *t >= 10.0), "no click in the first 10 s: {at_login:?}");
+}
