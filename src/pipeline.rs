@@ -35,6 +35,9 @@ pub struct Pipeline {
     external_presses: u32,
     /// The desktop dwell counting this frame (where, how far).
     dwell_ring: Option<(crate::events::Point, f64)>,
+    /// The size of the frames seen so far: a frame of another size starts
+    /// tracking again (positions from one size mean nothing in another).
+    frame_size: Option<(i32, i32)>,
 }
 
 impl Pipeline {
@@ -55,6 +58,7 @@ impl Pipeline {
             pending_events: Vec::new(),
             external_presses: 0,
             dwell_ring: None,
+            frame_size: None,
         }
     }
 
@@ -78,6 +82,7 @@ impl Pipeline {
     /// it is, and a pause stays. Returns the commands that leave nothing pressed.
     pub fn restart(&mut self) -> Vec<Command> {
         let commands = self.shutdown();
+        self.frame_size = None;
         self.vision.restart();
         let paused = self.switch.paused();
         self.switch = SwitchDecider::new(&self.settings.switch);
@@ -186,8 +191,18 @@ impl Pipeline {
     /// and the commands for the output stage.
     pub fn tick(&mut self, frame: &Frame, arrived: Instant) -> (&TraceRecord, &[Command]) {
         self.commands.clear();
-        self.vision.observe(frame, &mut self.obs);
         let (w, h) = frame.size();
+        // A frame of another size (a folder of mixed images, a camera that
+        // changed its mode): the trackers' places and the pointer's
+        // reference mean nothing any more, so tracking starts again, as for
+        // a new source, and nothing stays pressed.
+        if self.frame_size.is_some_and(|s| s != (w, h)) {
+            tracing::debug!("pipeline: frame {} is {w}x{h}, not {:?}: tracking starts again", frame.index, self.frame_size);
+            let released = self.restart();
+            self.commands.extend(released);
+        }
+        self.frame_size = Some((w, h));
+        self.vision.observe(frame, &mut self.obs);
         let pose = self.pose.estimate(&self.obs, f64::from(w), f64::from(h));
         if self.intents.recenter {
             self.pointer.recenter();

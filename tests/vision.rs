@@ -209,3 +209,42 @@ fn a_gesture_moves_the_pointer_from_monitor_to_monitor() {
     let clicks = records.iter().flat_map(|r| &r.events).filter(|e| e.is_click()).count();
     assert_eq!(clicks, 0, "the raises moved the pointer and clicked nothing");
 }
+
+/// Frames of another size (a folder of mixed images, a camera that changed
+/// its mode) start tracking again: it used to stay "tracking" on places
+/// that meant nothing in the new frames while the pointer jumped.
+#[test]
+fn frames_of_another_size_start_tracking_again() {
+    let mut cfg = SynthConfig::demo();
+    cfg.duration_s = 8.0;
+    let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
+    let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
+    let mut frame = Frame::empty();
+    let mut full = Mat::default();
+    let change = 120;
+    let small = opencv::core::Size::new(cfg.width * 3 / 4, cfg.height * 3 / 4);
+    let mut states = Vec::new();
+    for i in 0..cfg.frames() {
+        generator.render(i, &mut full).expect("render");
+        if i >= change {
+            opencv::imgproc::resize(&full, &mut frame.color, small, 0.0, 0.0, opencv::imgproc::INTER_AREA).expect("resize");
+        } else {
+            full.copy_to(&mut frame.color).expect("copy");
+        }
+        frame.update_gray().expect("gray");
+        frame.index = i as u64;
+        frame.t_ms = generator.t_ms(i);
+        let (rec, cmds) = p.tick(&frame, Instant::now());
+        if i == change {
+            assert!(cmds.iter().all(|c| !matches!(c, facemouse::output::Command::Press(_) | facemouse::output::Command::Click(_))), "{cmds:?}");
+        }
+        states.push((rec.state, rec.le));
+    }
+    assert_eq!(states[change - 1].0, TrackState::Tracking, "tracking before the change");
+    assert_ne!(states[change].0, TrackState::Tracking, "the frame of another size starts tracking again");
+    let back = states[change..].iter().position(|(s, _)| *s == TrackState::Tracking).expect("tracking comes back");
+    assert!(back as f64 / cfg.fps <= 1.5, "back within 1.5 s, took {back} frames");
+    let (_, le) = states[change + back];
+    let le = le.expect("an eye");
+    assert!(le[0] < f64::from(small.width) && le[1] < f64::from(small.height), "places in the new frame: {le:?}");
+}
