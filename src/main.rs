@@ -9,7 +9,6 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use facemouse::capture::{self, CameraSelector, SourceSpec};
-use facemouse::output::DesktopSink;
 use facemouse::profile;
 use facemouse::replay;
 use facemouse::session::RunSummary;
@@ -252,8 +251,11 @@ fn run() -> Result<()> {
             // Driving the desktop: one instance at a time.
             let _lock = if drive { Some(facemouse::instance::acquire_driver()?) } else { None };
             if drive {
-                // Fail early, in one line, when there is no desktop to drive.
-                drop(DesktopSink::new().context("cannot drive the desktop")?);
+                // Fail early, in one line, when there is no desktop to drive:
+                // through the backend the window and headless use (uinput on
+                // Wayland, XTest on X11, or the profile's choice).
+                let s = &prof.settings.pointer;
+                drop(facemouse::output::open_desktop(s.output, (s.screen_width, s.screen_height)).context("cannot drive the desktop")?);
             }
             let stop = stop_flag();
             let summary = replay::run(SourceSpec::from_path(&input, realtime), &prof.settings, trace.as_deref(), drive, &stop, &mut |m| {

@@ -472,3 +472,24 @@ fn the_grace_after_a_start_at_login_holds_headless_too() {
     let at_login = clicks(true);
     assert!(!at_login.is_empty() && at_login.iter().all(|t| *t >= 10.0), "no click in the first 10 s: {at_login:?}");
 }
+
+/// `replay --drive` opens the backend the window and headless open: in a
+/// Wayland session that is uinput, not XTest ("DISPLAY must name an X
+/// server" was all it said there).
+#[test]
+fn replay_drive_opens_the_same_backend_as_the_window() {
+    let config = tempfile::tempdir().expect("tempdir");
+    let out = run(bin()
+        .args(["replay", "--drive"])
+        .arg(demo_dir().join("video.avi"))
+        .env_remove("DISPLAY")
+        .env("WAYLAND_DISPLAY", "wayland-facemouse-test")
+        .env("XDG_SESSION_TYPE", "wayland")
+        .env("XDG_RUNTIME_DIR", config.path())
+        .env("FACEMOUSE_CONFIG_DIR", config.path()));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("X server") && !err.contains("DISPLAY"), "{err}");
+    if !out.status.success() {
+        assert_one_line_error(&out, &["uinput"]);
+    }
+}
