@@ -248,3 +248,80 @@ fn frames_of_another_size_start_tracking_again() {
     let le = le.expect("an eye");
     assert!(le[0] < f64::from(small.width) && le[1] < f64::from(small.height), "places in the new frame: {le:?}");
 }
+
+/// The demo clip with a flat block over part of the face from `from` to
+/// `to` (ms): each frame's state, events and whether it acted (anything
+/// but moving the pointer or letting go).
+fn covered_demo(area: facemouse::lab::synth::CoverArea, grey: f64, from: f64, to: f64, seconds: f64) -> Vec<(f64, TrackState, Vec<Event>, bool)> {
+    let mut cfg = SynthConfig::demo();
+    cfg.covered = vec![facemouse::lab::synth::Cover { from_ms: from, to_ms: to, area, grey }];
+    cfg.duration_s = seconds;
+    let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
+    let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
+    let mut frame = Frame::empty();
+    let mut out = Vec::new();
+    for i in 0..cfg.frames() {
+        generator.render(i, &mut frame.color).expect("render");
+        frame.update_gray().expect("gray");
+        frame.index = i as u64;
+        frame.t_ms = generator.t_ms(i);
+        let (rec, cmds) = p.tick(&frame, Instant::now());
+        let acted = cmds.iter().any(|c| !matches!(c, facemouse::output::Command::MoveTo { .. } | facemouse::output::Command::Release(_) | facemouse::output::Command::ReleaseHeld));
+        out.push((frame.t_ms, rec.state, rec.events.clone(), acted));
+    }
+    out
+}
+
+/// A hand passing over the face for a moment: tracking never starts on the
+/// covered face (it did, on the cover's edges or the brows, and the pointer
+/// jumped to the screen's edge), and nothing acts until the face shows again.
+#[test]
+fn a_hand_passing_over_the_face_starts_no_tracking_and_never_clicks() {
+    use facemouse::lab::synth::CoverArea;
+    for (area, grey) in [(CoverArea::EyesAndNose, 200.0), (CoverArea::EyesAndNose, 90.0), (CoverArea::Face, 120.0)] {
+        for dur in [250.0, 700.0, 1200.0, 2000.0] {
+            let (from, to) = (6000.0, 6000.0 + dur);
+            let frames = covered_demo(area, grey, from, to, 9.5);
+            let what = format!("{area:?} at grey {grey} for {dur} ms");
+            let inits: Vec<f64> = frames.iter().filter(|(t, _, e, _)| (from + 100.0..to).contains(t) && e.contains(&Event::Init)).map(|f| f.0).collect();
+            assert!(inits.is_empty(), "{what}: tracking started on the covered face at {inits:?}");
+            let acts: Vec<f64> = frames.iter().filter(|(t, _, _, a)| (from..to + 300.0).contains(t) && *a).map(|f| f.0).collect();
+            assert!(acts.is_empty(), "{what}: acted at {acts:?}");
+        }
+    }
+}
+
+/// A flat block over the face (a hand, a card) for 8 s while the hair,
+/// ears and scene stay in view: the eye state took covered eyes for closed
+/// ones and kept the track alive, and a face detector still finds a face
+/// around covered eyes. No action comes while it is covered; a hand over the
+/// face or its upper half is a loss, and tracking comes back by itself once
+/// the face shows. A flat band over the eyes alone (a visor) may still be
+/// followed by its edges, which move with the head, but never clicks.
+#[test]
+fn a_covered_face_is_a_loss_and_never_clicks() {
+    use facemouse::lab::synth::CoverArea;
+    let (from, to) = (5200.0, 13000.0);
+    for (area, grey, lost) in [
+        (CoverArea::Face, 150.0, true),
+        (CoverArea::Face, 20.0, true),
+        (CoverArea::EyesAndNose, 150.0, true),
+        (CoverArea::EyesAndNose, 230.0, false),
+        (CoverArea::Eyes, 150.0, false),
+        (CoverArea::Eyes, 60.0, false),
+    ] {
+        // The demo clip, covered over its long blink and two raises.
+        let frames = covered_demo(area, grey, from, to, 17.0);
+        let what = format!("{area:?} at grey {grey}");
+        let acts: Vec<f64> = frames.iter().filter(|(t, _, _, a)| (from..to).contains(t) && *a).map(|f| f.0).collect();
+        assert!(acts.is_empty(), "{what}: no action while the face is covered: {acts:?}");
+        assert!(frames.iter().any(|(t, _, _, a)| *t < from && *a), "{what}: the demo clicks before the cover");
+        if lost {
+            let during: Vec<_> = frames.iter().filter(|(t, _, _, _)| (from + 300.0..to).contains(t)).collect();
+            let tracked = during.iter().filter(|f| f.1 == TrackState::Tracking).count();
+            assert!(tracked * 20 <= during.len(), "{what}: covered, it must not be tracking: {tracked} of {} frames", during.len());
+            let back = frames.iter().find(|(t, s, _, _)| *t > to && *s == TrackState::Tracking).map(|f| f.0 - to);
+            assert!(back.is_some_and(|ms| ms <= 3000.0), "{what}: tracking comes back within 3 s once the face shows: {back:?} ms");
+        }
+    }
+}

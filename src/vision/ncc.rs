@@ -49,6 +49,29 @@ pub fn extract(img: &Mat, c: Point, w: i32, h: i32, out: &mut Mat) -> Result<boo
     Ok(true)
 }
 
+/// The standard deviation of the grey levels in the `w`×`h` patch centred
+/// on `c` (how much there is to see there), or `None` off the image.
+///
+/// # Errors
+/// OpenCV failures.
+pub fn spread(img: &Mat, c: Point, w: i32, h: i32) -> Result<Option<f64>, opencv::Error> {
+    let r = patch_rect(c, w, h);
+    if !inside(r, img.cols(), img.rows()) || w <= 0 || h <= 0 {
+        return Ok(None);
+    }
+    patch_spread(&Mat::roi(img, r)?).map(Some)
+}
+
+/// The standard deviation of the grey levels of `patch`.
+///
+/// # Errors
+/// OpenCV failures.
+pub fn patch_spread(patch: &impl core::ToInputArray) -> Result<f64, opencv::Error> {
+    let (mut mean, mut sd) = (core::Scalar::default(), core::Scalar::default());
+    core::mean_std_dev(patch, &mut mean, &mut sd, &core::no_array())?;
+    Ok(sd[0])
+}
+
 /// Offset of a parabola's vertex through three samples, in −0.5..0.5.
 pub(crate) fn parabola(a: f64, b: f64, c: f64) -> f64 {
     let d = a - 2.0 * b + c;

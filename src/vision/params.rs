@@ -105,6 +105,12 @@ pub const LOST_AFTER_MS: f64 = 150.0;
 pub const FEATURE_DROP: f64 = 0.3;
 /// Neither eye matching its template this well means no eyes are there.
 pub const EYES_FLOOR: f64 = 0.45;
+/// An eye patch whose grey levels spread less than this (standard
+/// deviation, grey levels) shows nothing: a hand or a card over the eye,
+/// not a closed eye. Real eyes, open or shut, spread at least 9.2 on every
+/// development clip (FOCUS and ZJU, 320x240 to 640x480); a flat block under
+/// a webcam's noise about 3.
+pub const UNIFORM_EYE_SPREAD: f64 = 5.0;
 /// A frame is reliable for eye and brow decisions when the feature matches at least this well
 /// (and not far below its usual match).
 pub const RELIABLE_FEATURE: f64 = 0.7;

@@ -6,7 +6,7 @@ use opencv::core::{Mat, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use super::params::{EYE_SEARCH, POSITION_FLOOR, REDETECT_EVERYWHERE_MS, REDETECT_NCC, REDETECT_NEAR};
+use super::params::{EYE_SEARCH, POSITION_FLOOR, REDETECT_EVERYWHERE_MS, REDETECT_NCC, REDETECT_NEAR, UNIFORM_EYE_SPREAD};
 use super::track::Tracks;
 use super::{Observation, Phase, Vision, VisionError, add, ncc, px};
 use crate::capture::Frame;
@@ -38,7 +38,8 @@ impl Vision {
             let guess = add(m.pos, side.eye_offset);
             let (rx, ry) = (px(EYE_SEARCH.0 * iod), px(EYE_SEARCH.1 * iod));
             match ncc::search(gray, &side.eye_tmpl, guess, rx, ry, &mut self.result)? {
-                Some(e) if e.score >= POSITION_FLOOR => side.eye = e.pos,
+                // An eye with nothing to see (still covered) is no eye.
+                Some(e) if e.score >= POSITION_FLOOR && !ncc::spread(gray, e.pos, side.eye_tmpl.cols(), side.eye_tmpl.rows())?.is_some_and(|s| s < UNIFORM_EYE_SPREAD) => side.eye = e.pos,
                 _ => ok = false,
             }
         }

@@ -11,7 +11,7 @@ use super::eyes::EyeTiming;
 use super::face::Face;
 use super::params::{
     FACE_ANSWER_MS, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
-    EYE_TEMPLATE, EYES_FLOOR, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
+    EYE_TEMPLATE, EYES_FLOOR, UNIFORM_EYE_SPREAD, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, EYE_REARM, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, VELOCITY_TAU_MS,
 };
@@ -101,6 +101,11 @@ impl Vision {
         for eye in [le, re] {
             let mut eye_tmpl = Mat::default();
             if !ncc::extract(gray, eye, px(EYE_TEMPLATE.0 * iod), px(EYE_TEMPLATE.1 * iod), &mut eye_tmpl)? {
+                return Ok(None);
+            }
+            // Nothing to see there (a hand or a card over the eye, which a
+            // face detector still finds the face around): no eye to track.
+            if ncc::patch_spread(&eye_tmpl)? < UNIFORM_EYE_SPREAD {
                 return Ok(None);
             }
             let brow = brows::find_brow(gray, eye, e, up, iod)?;
@@ -214,6 +219,18 @@ impl Vision {
             }
             eyes_seen = eyes_seen.max(side.eye_score);
         }
+        // An eye with nothing to see where it is tracked, or where the
+        // feature says it belongs, is covered (a hand, a card), not closed:
+        // the eye state would take it for a closure and keep the track
+        // alive (the trackers also slide to the cover's edge), and a covered
+        // face clicked.
+        let mut covered = false;
+        for side in [&tr.left, &tr.right] {
+            let (w, h) = (side.eye_tmpl.cols(), side.eye_tmpl.rows());
+            for at in [side.eye, add(tr.feature, side.eye_offset)] {
+                covered |= ncc::spread(gray, at, w, h)?.is_some_and(|s| s < UNIFORM_EYE_SPREAD);
+            }
+        }
 
         // The pose points follow the feature the same way.
         for (tmpl, offset, pos) in &mut tr.pose_points {
@@ -234,7 +251,7 @@ impl Vision {
         // neither eye looking like an eye, for a moment. A closing eye matches
         // its open template less, so the eye state's view of a blink counts too.
         let feature_weak = score < FEATURE_FLOOR || (self.feature_score.ready && score < self.feature_score.value - FEATURE_DROP);
-        if feature_weak || (eyes_seen < EYES_FLOOR && !self.eyes.closed()) {
+        if feature_weak || covered || (eyes_seen < EYES_FLOOR && !self.eyes.closed()) {
             let since = *tr.weak_since.get_or_insert(t);
             if t - since >= LOST_AFTER_MS {
                 out.events.push(Event::Lost);
@@ -405,6 +422,14 @@ impl Vision {
         let iod = face.iod();
         if iod < super::params::MIN_IOD_PX {
             return Ok(None);
+        }
+        // The detector finds a face around eyes that a hand or a card
+        // covers: where it puts them there must be something to see.
+        let (w, h) = (px(EYE_TEMPLATE.0 * iod), px(EYE_TEMPLATE.1 * iod));
+        for eye in [face.le, face.re] {
+            if ncc::spread(gray, eye, w, h)?.is_some_and(|s| s < UNIFORM_EYE_SPREAD) {
+                return Ok(None);
+            }
         }
         let (le, re) = self.generic.find(gray, face.le, face.re)?;
         let ratio = dist(le, re) / iod;

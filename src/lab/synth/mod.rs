@@ -57,6 +57,28 @@ pub const LID_OPEN_MS: f64 = 90.0;
 pub const BROW_RAMP_MS: f64 = 150.0;
 
 /// How a sequence is made.
+/// A flat block over part of the face from `from_ms` to `to_ms`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cover {
+    pub from_ms: f64,
+    pub to_ms: f64,
+    pub area: CoverArea,
+    /// Its grey level (0..255).
+    pub grey: f64,
+}
+
+/// What a [`Cover`] hides; each spans the cheeks from 0.9 eye distances
+/// beyond each eye.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoverArea {
+    /// From above the brows to below the mouth (a hand or a card over the face).
+    Face,
+    /// From the brows to below the nose (a hand over the upper face).
+    EyesAndNose,
+    /// A band over both eyes, 0.8 eye distances tall (a flat visor).
+    Eyes,
+}
+
 #[derive(Debug, Clone)]
 pub struct SynthConfig {
     pub seed: u64,
@@ -83,6 +105,9 @@ pub struct SynthConfig {
     /// Time spans (ms) when the face is gone (covered or turned away): the
     /// frame shows an empty grey scene and the labels have no positions.
     pub gone: Vec<(f64, f64)>,
+    /// Flat blocks over part of the face (a hand, a card) while the hair,
+    /// ears and scene stay in view: the labels have no positions then.
+    pub covered: Vec<Cover>,
     /// A scripted head path instead of the free motion: (time in ms, x, y
     /// in output pixels from the rest position), moved between linearly,
     /// held before the first and after the last. Empty: the free motion.
@@ -122,6 +147,7 @@ impl SynthConfig {
                 b(14000.0, 60.0),
             ],
             gone: Vec::new(),
+            covered: Vec::new(),
             path: Vec::new(),
         }
     }
@@ -379,7 +405,24 @@ impl Generator {
             core::BORDER_REPLICATE,
             Scalar::default(),
         )?;
+        let cover = self.cfg.covered.iter().find(|c| (c.from_ms..c.to_ms).contains(&t_ms));
+        if let Some(c) = cover {
+            let (e1, e2, n) = (apply(lm.le), apply(lm.re), apply(lm.nose));
+            let iod = s * lm.iod();
+            let (x0, x1) = (e1[0].min(e2[0]) - 0.9 * iod, e1[0].max(e2[0]) + 0.9 * iod);
+            let (y0, y1) = match c.area {
+                CoverArea::Face => (e1[1].min(e2[1]) - 1.0 * iod, n[1] + 1.3 * iod),
+                CoverArea::EyesAndNose => (e1[1].min(e2[1]) - 0.5 * iod, n[1] + 0.3 * iod),
+                CoverArea::Eyes => (e1[1].min(e2[1]) - 0.4 * iod, e1[1].max(e2[1]) + 0.4 * iod),
+            };
+            let rect = opencv::core::Rect::new(x0.round() as i32, y0.round() as i32, (x1 - x0).round() as i32, (y1 - y0).round() as i32);
+            imgproc::rectangle(out, rect, Scalar::all(c.grey), imgproc::FILLED, imgproc::LINE_8, 0)?;
+        }
+        let covered = cover.is_some();
         self.sensor(out, t_ms / 1000.0)?;
+        if covered {
+            return Ok(LabelRow { frame: i as u64, t_ms, ..LabelRow::default() });
+        }
 
         // The brows move along the face's up direction, which the warp rotates with the face.
         let up = |p: Point| [p[0], p[1] - brow_lift_px];
