@@ -578,13 +578,15 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
 
 fn print_summary(s: &RunSummary, trace: Option<&std::path::Path>) -> Result<()> {
     say!(
-        "{}: {} frames ({} tracking, {} dropped), proc_us p50 {} p99 {}{}",
+        "{}: {} frames ({} tracking, {} dropped), proc_us p50 {} p99 {}, latency_us p50 {} p99 {}{}",
         s.source,
         s.frames,
         s.tracking_frames,
         s.dropped,
         s.proc_us_p50,
         s.proc_us_p99,
+        s.latency_us_p50,
+        s.latency_us_p99,
         trace.map(|t| format!(", trace {}", t.display())).unwrap_or_default()
     )?;
     Ok(())

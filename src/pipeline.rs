@@ -181,6 +181,12 @@ impl Pipeline {
         &self.record
     }
 
+    /// The last frame's latency: from its arrival to its commands handed to
+    /// the output (the session measures it once it has handed them over).
+    pub fn set_latency_us(&mut self, us: u64) {
+        self.record.latency_us = us;
+    }
+
     /// Whether the user has paused.
     #[must_use]
     pub fn paused(&self) -> bool {

@@ -74,6 +74,9 @@ pub struct RunSummary {
     pub dropped: u64,
     pub proc_us_p50: u64,
     pub proc_us_p99: u64,
+    /// From a frame's arrival to its commands handed to the output.
+    pub latency_us_p50: u64,
+    pub latency_us_p99: u64,
     pub tracking_frames: u64,
 }
 
@@ -173,6 +176,7 @@ impl Session {
     pub fn run(&mut self, intents: &crossbeam_channel::Receiver<Intent>, stop: &AtomicBool, observer: &mut dyn Observer) -> Result<RunSummary, SessionError> {
         let mut summary = RunSummary::default();
         let mut proc: Vec<f64> = Vec::with_capacity(4096);
+        let mut latency: Vec<f64> = Vec::with_capacity(4096);
         let mut events: Vec<(u64, Event)> = Vec::with_capacity(8);
         // Made once, so its models (face detector, eye cascade, pose) are
         // loaded once; each new source restarts it.
@@ -266,6 +270,7 @@ impl Session {
                                 observer.status(&e.to_string());
                             }
                         }
+                        pipeline.set_latency_us(u64::try_from(frame.captured.elapsed().as_micros()).unwrap_or(u64::MAX));
                         let rec = pipeline.record();
                         events.clear();
                         for e in &rec.events {
@@ -273,6 +278,7 @@ impl Session {
                             events.push((self.seq, *e));
                         }
                         proc.push(rec.proc_us as f64);
+                        latency.push(rec.latency_us as f64);
                         summary.frames += 1;
                         if rec.state == TrackState::Tracking {
                             summary.tracking_frames += 1;
@@ -345,6 +351,8 @@ impl Session {
         };
         summary.proc_us_p50 = crate::stats::pct(&mut proc, 50.0).unwrap_or(0.0).round() as u64;
         summary.proc_us_p99 = crate::stats::pct(&mut proc, 99.0).unwrap_or(0.0).round() as u64;
+        summary.latency_us_p50 = crate::stats::pct(&mut latency, 50.0).unwrap_or(0.0).round() as u64;
+        summary.latency_us_p99 = crate::stats::pct(&mut latency, 99.0).unwrap_or(0.0).round() as u64;
         result.map(|()| summary)
     }
 

@@ -26,10 +26,14 @@ pub struct TraceRecord {
     pub pointer: Option<Point>,
     pub events: Vec<Event>,
     pub proc_us: u64,
+    /// Microseconds from the frame's arrival (its capture, or its decoding)
+    /// to its commands handed to the output.
+    #[serde(default)]
+    pub latency_us: u64,
 }
 
 /// The keys of a trace line, in order.
-pub const TRACE_KEYS: [&str; 14] = [
+pub const TRACE_KEYS: [&str; 15] = [
     "frame",
     "t_ms",
     "state",
@@ -44,6 +48,7 @@ pub const TRACE_KEYS: [&str; 14] = [
     "pointer",
     "events",
     "proc_us",
+    "latency_us",
 ];
 
 /// Trace failures.
@@ -168,6 +173,7 @@ mod tests {
             pointer: Some([960.0, 540.0]),
             events: vec![Event::Blink, Event::ClickLeft],
             proc_us: 812,
+            latency_us: 900,
         }
     }
 

@@ -185,3 +185,109 @@ fn profile_files_never_panic_and_never_lose_a_byte() {
     assert_eq!((t.panics, t.bytes_lost), (0, 0), "{t:?}");
     assert!(t.refused > 0 && t.refused < t.cases, "the mutations both break and keep files: {t:?}");
 }
+
+/// What a profile file may be instead of a file.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy)]
+enum Odd {
+    Fifo,
+    Zero,
+    Folder,
+    Dangling,
+    Huge,
+}
+
+/// Profile files that are not files (a named pipe, a link to `/dev/zero`,
+/// a folder, a link to nothing) or are far too large: opening the profile
+/// as the window does, its menus and its learned words never hangs, never
+/// panics, never reads the device, names the file, and leaves it exactly
+/// as it was. `make fuzz` runs one such case in 20.
+#[cfg(unix)]
+#[test]
+fn profile_files_that_are_not_files_are_named_and_left_alone() {
+    use std::os::unix::fs::FileTypeExt;
+    let n = (cases() / 20).max(60);
+    let kinds = [Odd::Fifo, Odd::Zero, Odd::Folder, Odd::Dangling, Odd::Huge];
+    let mut rng = Rng(0x00dd_f11e_5eed_0001);
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("menus");
+    let started = std::time::Instant::now();
+    for case in 0..n {
+        let root = tempfile::tempdir().expect("tempdir");
+        let (p, _) = profile::open_from(root.path(), "odd").expect("create the profile");
+        let menus_dir = p.dir.join("menus");
+        let mut menu_files: Vec<PathBuf> = std::fs::read_dir(&menus_dir).expect("menus").flatten().map(|e| e.path()).collect();
+        menu_files.sort();
+        let targets = [p.dir.join("settings.toml"), p.dir.join("calibration.toml"), p.dir.join("words.txt"), menu_files[rng.below(menu_files.len())].clone()];
+        let file = targets[rng.below(targets.len())].clone();
+        let kind = kinds[rng.below(kinds.len())];
+        if file.exists() {
+            std::fs::remove_file(&file).expect("remove");
+        }
+        match kind {
+            Odd::Fifo => {
+                if !std::process::Command::new("mkfifo").arg(&file).status().is_ok_and(|s| s.success()) {
+                    continue;
+                }
+            }
+            Odd::Zero => std::os::unix::fs::symlink("/dev/zero", &file).expect("link"),
+            Odd::Folder => std::fs::create_dir(&file).expect("mkdir"),
+            Odd::Dangling => std::os::unix::fs::symlink(root.path().join("nowhere"), &file).expect("link"),
+            Odd::Huge => std::fs::write(&file, vec![b'#'; (2 << 20) + rng.below(1000)]).expect("write"),
+        }
+        let type_before = std::fs::symlink_metadata(&file).expect("there").file_type();
+        let len_before = std::fs::symlink_metadata(&file).expect("there").len();
+        // On its own thread: a hang is a failure, not a stuck test run.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (root_path, dir, words) = (root.path().to_path_buf(), menus_dir.clone(), p.dir.join("words.txt"));
+        let shipped_dir = shipped.clone();
+        std::thread::spawn(move || {
+            let said = std::panic::catch_unwind(|| {
+                let mut said = Vec::new();
+                match facemouse::instance::ProfileAccess::open(&root_path, "odd") {
+                    Ok((access, _, notes)) => {
+                        said.extend(notes.recovered);
+                        said.extend(access.read_only());
+                    }
+                    Err(e) => said.push(e.to_string()),
+                }
+                match menus::load_user_dir(&dir, &shipped_dir) {
+                    Ok((_, notes)) => said.extend(notes),
+                    Err(e) => said.push(e.to_string()),
+                }
+                let mut words_model = facemouse::predict::Predictor::default();
+                match words_model.load_user(&words) {
+                    Ok(note) => said.extend(note),
+                    Err(e) => said.push(e.to_string()),
+                }
+                said
+            });
+            let _ = tx.send(said);
+        });
+        let said = match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+            Ok(Ok(said)) => said,
+            Ok(Err(_)) => panic!("case {case}: {kind:?} at {}: a panic", file.display()),
+            Err(_) => panic!("case {case}: {kind:?} at {}: it hung", file.display()),
+        };
+        let name = file.file_name().expect("name").to_string_lossy().to_string();
+        if !matches!(kind, Odd::Dangling) {
+            assert!(said.iter().any(|m| m.contains(&name)), "case {case}: {kind:?} {name} without a word: {said:?}");
+        }
+        // Left exactly as it was, or (a huge regular file that did not load)
+        // kept whole beside it as .bak.
+        match std::fs::symlink_metadata(&file) {
+            Ok(m) => {
+                let t = m.file_type();
+                assert!(t.is_symlink() == type_before.is_symlink() && t.is_dir() == type_before.is_dir() && t.is_fifo() == type_before.is_fifo(), "case {case}: {kind:?} {name} changed type");
+                if matches!(kind, Odd::Huge) {
+                    assert_eq!(m.len(), len_before, "case {case}: {name} changed");
+                }
+            }
+            Err(_) => {
+                let bak = backup_of(&file).unwrap_or_else(|| panic!("case {case}: {kind:?} {name} is gone and not kept: {said:?}"));
+                assert!(matches!(kind, Odd::Huge), "case {case}: {kind:?} {name} was moved aside");
+                assert_eq!(std::fs::metadata(&bak).expect("bak").len(), len_before, "case {case}: {name}.bak is not the whole file");
+            }
+        }
+    }
+    eprintln!("fuzz: {n} odd-file cases in {:.1} s", started.elapsed().as_secs_f64());
+}

@@ -547,7 +547,7 @@ pub fn merge_runs(mut runs: Vec<Vec<TraceRecord>>) -> Result<Vec<TraceRecord>, R
         if first.len() != other.len() {
             return Err(RepeatError::Length { run, got: other.len(), want: first.len() });
         }
-        if let Some((a, _)) = first.iter().zip(other).find(|(a, b)| TraceRecord { proc_us: a.proc_us, ..(*b).clone() } != **a) {
+        if let Some((a, _)) = first.iter().zip(other).find(|(a, b)| TraceRecord { proc_us: a.proc_us, latency_us: a.latency_us, ..(*b).clone() } != **a) {
             return Err(RepeatError::Differs { run, frame: a.frame });
         }
     }
