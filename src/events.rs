@@ -26,6 +26,10 @@ pub enum Event {
     OpenMenu,
     /// The pointer moved on to the next monitor (a gesture or the menu).
     NextMonitor,
+    /// Scroll mode began (the pointer's motion scrolls) ...
+    ScrollStart,
+    /// ... and ended (a dwell, the switch, a rest at its anchor, a pause or a loss).
+    ScrollEnd,
 }
 
 impl Event {
@@ -36,7 +40,7 @@ impl Event {
     }
 
     /// Every event, in the order of `docs/trace.md`.
-    pub const ALL: [Self; 18] = [
+    pub const ALL: [Self; 20] = [
         Self::Blink,
         Self::LongBlink,
         Self::WinkLeft,
@@ -55,6 +59,8 @@ impl Event {
         Self::Lost,
         Self::OpenMenu,
         Self::NextMonitor,
+        Self::ScrollStart,
+        Self::ScrollEnd,
     ];
 }
 
@@ -109,7 +115,7 @@ mod tests {
             [
                 "blink", "long_blink", "wink_left", "wink_right", "brow_raise", "dwell", "click_left", "click_right",
                 "click_middle", "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost", "open_menu",
-                "next_monitor"
+                "next_monitor", "scroll_start", "scroll_end"
             ]
         );
     }

@@ -38,6 +38,11 @@ pub struct Intents {
     pub pointer_to: Option<Point>,
 }
 
+/// Scroll mode scrolls at most this many steps a second on each axis.
+pub const SCROLL_MAX_STEPS_PER_S: f64 = 15.0;
+/// The pointer resting at the scroll's anchor this long ends scroll mode.
+pub const SCROLL_REST_END_MS: f64 = 1000.0;
+
 /// The switch stage.
 #[derive(Debug)]
 pub struct SwitchDecider {
@@ -51,6 +56,10 @@ pub struct SwitchDecider {
     dragging: bool,
     scroll_anchor: Option<Point>,
     scroll_acc: Point,
+    /// Scrolling: the last frame's time, and since when the pointer has
+    /// rested at the anchor (no step taken).
+    scroll_last_t: Option<f64>,
+    scroll_rest_since: Option<f64>,
     last_pos: Option<Point>,
     /// The window's scanning menu takes the switch: no desktop clicks.
     to_scanner: bool,
@@ -75,6 +84,8 @@ impl SwitchDecider {
             dragging: false,
             scroll_anchor: None,
             scroll_acc: [0.0, 0.0],
+            scroll_last_t: None,
+            scroll_rest_since: None,
             last_pos: None,
             to_scanner: false,
             quiet_until: None,
@@ -134,7 +145,16 @@ impl SwitchDecider {
             commands.push(Command::Release(Button::Left));
             events.push(Event::DragEnd);
         }
-        self.scroll_anchor = None;
+        self.end_scroll(events);
+    }
+
+    /// Leaves scroll mode, if on.
+    fn end_scroll(&mut self, events: &mut Vec<Event>) {
+        if self.scroll_anchor.take().is_some() {
+            events.push(Event::ScrollEnd);
+        }
+        self.scroll_last_t = None;
+        self.scroll_rest_since = None;
     }
 
     /// Decides this frame's commands (appended to `commands`) and action events
@@ -197,9 +217,16 @@ impl SwitchDecider {
         } else if let Some(anchor) = self.scroll_anchor {
             // Scroll mode: each frame, the pointer's displacement from where
             // scrolling began adds to the scroll; the pointer goes back there.
+            // At most `SCROLL_MAX_STEPS_PER_S` steps a second on each axis
+            // (a head turned far gave 250 wheel steps a second).
             let px = self.s.scroll_px_per_step.max(1.0);
-            self.scroll_acc[0] += pointer[0] - anchor[0];
-            self.scroll_acc[1] += pointer[1] - anchor[1];
+            let dt = self.scroll_last_t.map_or(33.3, |l| (t_ms - l).clamp(0.0, 200.0));
+            self.scroll_last_t = Some(t_ms);
+            let cap = SCROLL_MAX_STEPS_PER_S * dt / 1000.0 * px;
+            let moved = [pointer[0] - anchor[0], pointer[1] - anchor[1]];
+            for k in 0..2 {
+                self.scroll_acc[k] = (self.scroll_acc[k] + moved[k].clamp(-cap, cap)).clamp(-2.0 * px, 2.0 * px);
+            }
             #[allow(clippy::cast_possible_truncation)]
             let (dx, dy) = ((self.scroll_acc[0] / px).trunc() as i32, (self.scroll_acc[1] / px).trunc() as i32);
             self.scroll_acc[0] -= f64::from(dx) * px;
@@ -208,6 +235,16 @@ impl SwitchDecider {
                 commands.push(Command::Scroll { dx, dy });
             }
             intents.pointer_to = Some(anchor);
+            // The pointer at rest where scrolling began for a while ends it
+            // by itself: a pinned pointer cannot reach "No click", and a
+            // dwell there fires once per stay only.
+            let resting = moved[0].abs() < 0.5 * px && moved[1].abs() < 0.5 * px;
+            if !resting || !tracking {
+                self.scroll_rest_since = None;
+            } else if t_ms - *self.scroll_rest_since.get_or_insert(t_ms) >= SCROLL_REST_END_MS {
+                self.end_scroll(events);
+                intents.pointer_to = None;
+            }
         } else if tracking && self.last_pos != Some(pointer) {
             commands.push(Command::MoveTo { x: pointer[0], y: pointer[1] });
             self.last_pos = Some(pointer);
@@ -251,8 +288,19 @@ impl SwitchDecider {
     /// face's gestures, but without needing the face tracked (the press is
     /// deliberate; in scanning it selects). Nothing while paused.
     pub fn external_press(&mut self, pointer: Point, t_ms: f64, commands: &mut Vec<Command>, events: &mut Vec<Event>, intents: &mut Intents) {
+        // While paused, the switch resumes: a switch user has no other way
+        // back (the face's pause gesture may be what they cannot make).
+        if self.paused {
+            self.toggle_pause(commands, events);
+            return;
+        }
+        // While scrolling, the switch ends the scrolling, and does nothing else.
+        if self.scroll_anchor.is_some() {
+            self.end_scroll(events);
+            return;
+        }
         let action = self.s.external.clone();
-        if self.paused || action == Action::None || !self.allowed_when(&action, t_ms, false) {
+        if action == Action::None || !self.allowed_when(&action, t_ms, false) {
             return;
         }
         self.perform(&action, pointer, t_ms, commands, events, intents);
@@ -337,7 +385,14 @@ impl SwitchDecider {
                 self.dragging = !self.dragging;
             }
             Action::ScrollMode => {
-                self.scroll_anchor = if self.scroll_anchor.is_some() { None } else { Some(pointer) };
+                if self.scroll_anchor.is_some() {
+                    self.end_scroll(events);
+                } else {
+                    self.scroll_anchor = Some(pointer);
+                    self.scroll_last_t = Some(t_ms);
+                    self.scroll_rest_since = None;
+                    events.push(Event::ScrollStart);
+                }
                 self.scroll_acc = [0.0, 0.0];
             }
             Action::OpenMenu => {
@@ -619,25 +674,114 @@ mod tests {
         assert!(!r.d.dwell_acts([640.0, 400.0]), "paused: no dwell");
     }
 
-    #[test]
-    fn scroll_mode_turns_motion_into_scrolling() {
+    /// A decider in scroll mode (started by a long blink at [500, 500]) at 3 s.
+    fn scrolling() -> (SwitchDecider, Vec<Command>, Vec<Event>) {
         let s = SwitchSettings { long_blink: Action::ScrollMode, ..SwitchSettings::default() };
         let mut d = SwitchDecider::new(&s);
         let (mut c, mut e) = (Vec::new(), Vec::new());
         for i in 0..90 {
             d.decide(&tracked(), [500.0, 500.0], false, f64::from(i) * 33.3, &mut c, &mut e);
         }
-        let lb = long_blink();
-        d.decide(&lb, [500.0, 500.0], false, 3000.0, &mut c, &mut e);
-        assert!(d.scrolling());
+        d.decide(&long_blink(), [500.0, 500.0], false, 3000.0, &mut c, &mut e);
+        assert!(d.scrolling() && e.contains(&Event::ScrollStart));
         c.clear();
-        let i = d.decide(&tracked(), [500.0, 620.0], false, 3033.0, &mut c, &mut e);
-        assert_eq!(i.pointer_to, Some([500.0, 500.0]));
-        assert_eq!(c, vec![Command::Scroll { dx: 0, dy: 3 }]);
+        e.clear();
+        (d, c, e)
+    }
+
+    fn steps(c: &[Command]) -> (i32, i32) {
+        c.iter().fold((0, 0), |(x, y), c| if let Command::Scroll { dx, dy } = c { (x + dx.abs(), y + dy.abs()) } else { (x, y) })
+    }
+
+    #[test]
+    fn scroll_mode_turns_motion_into_scrolling() {
+        let (mut d, mut c, mut e) = scrolling();
+        // A small displacement scrolls slowly and the pointer goes back to the anchor.
+        let mut t = 3000.0;
+        for _ in 0..30 {
+            t += 33.3;
+            let i = d.decide(&tracked(), [500.0, 510.0], false, t, &mut c, &mut e);
+            assert_eq!(i.pointer_to, Some([500.0, 500.0]));
+        }
+        // 10 px a frame at 40 px a step: a step every 4 frames, the remainders adding up.
+        assert_eq!(steps(&c), (0, 7), "{c:?}");
+        assert!(c.iter().all(|c| matches!(c, Command::Scroll { dy, .. } if *dy > 0)), "down: {c:?}");
+    }
+
+    /// A head turned far away scrolled 100 steps a second down and 250
+    /// across; at most `SCROLL_MAX_STEPS_PER_S` a second on each axis now.
+    #[test]
+    fn scrolling_has_a_top_speed() {
+        let (mut d, mut c, mut e) = scrolling();
+        let mut t = 3000.0;
+        for _ in 0..60 {
+            t += 33.3;
+            d.decide(&tracked(), [1800.0, 1000.0], false, t, &mut c, &mut e);
+        }
+        let (x, y) = steps(&c);
+        let most = (SCROLL_MAX_STEPS_PER_S * 2.0).ceil() as i32 + 1;
+        assert!(x <= most && y <= most && x >= most - 3, "2 s far away: {x} across and {y} down, at most {most}");
+    }
+
+    /// The pointer is pinned while scrolling, so "No click" on the toolbar
+    /// could never be reached: resting at the anchor for a second ends
+    /// scrolling by itself, and the pointer is free again.
+    #[test]
+    fn a_rest_at_the_anchor_ends_scrolling_and_frees_the_pointer() {
+        let (mut d, mut c, mut e) = scrolling();
+        let mut t = 3000.0;
+        for _ in 0..20 {
+            t += 33.3;
+            d.decide(&tracked(), [500.0, 700.0], false, t, &mut c, &mut e);
+        }
+        assert!(d.scrolling() && steps(&c).1 > 0);
+        let mut ended = None;
+        for _ in 0..45 {
+            t += 33.3;
+            let i = d.decide(&tracked(), [500.0, 505.0], false, t, &mut c, &mut e);
+            if !d.scrolling() && ended.is_none() {
+                ended = Some(t);
+                assert_eq!(i.pointer_to, None, "free again");
+            }
+        }
+        let ended = ended.expect("scrolling ended by the rest");
+        assert!((ended - 3666.0 - SCROLL_REST_END_MS).abs() < 70.0, "after a second's rest: {ended}");
+        assert_eq!(e.iter().filter(|e| **e == Event::ScrollEnd).count(), 1);
         c.clear();
-        d.decide(&tracked(), [500.0, 520.0], false, 3066.0, &mut c, &mut e);
-        d.decide(&tracked(), [500.0, 520.0], false, 3099.0, &mut c, &mut e);
-        assert_eq!(c, vec![Command::Scroll { dx: 0, dy: 1 }], "remainders add up");
+        t += 33.3;
+        d.decide(&tracked(), [900.0, 300.0], false, t, &mut c, &mut e);
+        assert_eq!(c, vec![Command::MoveTo { x: 900.0, y: 300.0 }], "the pointer moves again");
+    }
+
+    #[test]
+    fn the_switch_ends_scrolling_and_does_nothing_else() {
+        let (mut d, mut c, mut e) = scrolling();
+        let mut intents = Intents::default();
+        d.external_press([520.0, 700.0], 3100.0, &mut c, &mut e, &mut intents);
+        assert!(!d.scrolling());
+        assert!(c.is_empty() && e == vec![Event::ScrollEnd], "no click: {c:?} {e:?}");
+        // The next press is the switch's own action again.
+        d.external_press([520.0, 700.0], 4200.0, &mut c, &mut e, &mut intents);
+        assert!(c.contains(&Command::Click(Button::Left)), "{c:?}");
+    }
+
+    /// While paused the switch was ignored (six presses selected nothing),
+    /// and a switch user may be unable to make the face's pause gesture: a
+    /// press resumes, and only resumes.
+    #[test]
+    fn while_paused_the_switch_resumes() {
+        let mut r = Run::new(SwitchSettings::default());
+        r.frames(90, &tracked());
+        r.d.set_paused(true, &mut r.commands, &mut r.events);
+        r.commands.clear();
+        let mut intents = Intents::default();
+        r.d.external_press([100.0, 100.0], r.t, &mut r.commands, &mut r.events, &mut intents);
+        assert!(!r.d.paused(), "resumed");
+        assert_eq!(r.presses(), 0, "a resume clicks nothing: {:?}", r.commands);
+        assert_eq!(r.events.last(), Some(&Event::Resume));
+        r.t += 1500.0;
+        r.d.external_press([100.0, 100.0], r.t, &mut r.commands, &mut r.events, &mut intents);
+        assert_eq!(r.presses(), 1, "then the switch clicks again");
     }
 
     #[test]

@@ -403,7 +403,7 @@ fn state_text(s: &Snapshot) -> (String, Tone) {
         };
     }
     if s.paused {
-        return ("Paused — hold your eyebrows up to resume".into(), Tone::Warn);
+        return ("Paused — hold your eyebrows up, or press the switch, to resume".into(), Tone::Warn);
     }
     match s.record.state {
         TrackState::Searching => ("Searching — look at the screen and blink naturally".into(), Tone::Info),
