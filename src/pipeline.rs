@@ -146,14 +146,13 @@ impl Pipeline {
     /// where it is, and what the switch has under way (a held button, a
     /// pause) stays as it is.
     pub fn set_settings(&mut self, settings: &Settings) {
-        let at = self.pointer.position();
         // The monitor moved to with "next monitor" stays, unless the profile chose another.
         let chosen = (settings.pointer.monitor == self.settings.pointer.monitor).then(|| self.pointer.monitor());
-        self.pointer = PointerMapper::new(&settings.pointer);
+        // What the pointer stage learned (the head's neutral pose) stays too.
+        self.pointer.set_settings(&settings.pointer);
         if let Some(m) = chosen {
             self.pointer.set_monitor(m);
         }
-        self.pointer.set_position(at);
         self.vision.set_settings(settings.vision.clone());
         self.switch.set_settings(&settings.switch);
         self.settings = settings.clone();

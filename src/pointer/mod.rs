@@ -101,6 +101,27 @@ impl PointerMapper {
         &self.s
     }
 
+    /// Replaces the settings and keeps what the mapper has learned: the
+    /// pointer's place, the head's neutral position (unless the input
+    /// changes between the feature and the head pose, whose neutral means
+    /// something else) and the smoothing (unless its own settings change).
+    /// A new mapper would take the head's pose at that moment as neutral,
+    /// throwing a calibrated pointer to the centre and every later pose off
+    /// by as much: choosing a click type on the toolbar did that.
+    pub fn set_settings(&mut self, settings: &PointerSettings) {
+        let old = std::mem::replace(&mut self.s, settings.clone());
+        if old.input != self.s.input {
+            self.neutral = None;
+            self.last_input = None;
+            self.settling = 0;
+        }
+        if old.min_cutoff.to_bits() != self.s.min_cutoff.to_bits() || old.beta.to_bits() != self.s.beta.to_bits() {
+            self.fx = OneEuro::new(self.s.min_cutoff, self.s.beta);
+            self.fy = OneEuro::new(self.s.min_cutoff, self.s.beta);
+        }
+        self.pos = self.clamp(self.pos);
+    }
+
     /// The pointer's position now.
     #[must_use]
     pub fn position(&self) -> Point {
@@ -346,6 +367,37 @@ mod tests {
             let got = run(&mut m, |_| f, 60, 700.0).pos;
             assert!((got[0] - want[0]).abs() < 2.0 && (got[1] - want[1]).abs() < 2.0, "{f:?}: {got:?} vs {want:?}");
         }
+    }
+
+    /// Choosing a click type (any other setting) threw a calibrated pointer
+    /// from (119, 75) to the centre, and the user's rest pose pointed far
+    /// off from then on: the mapper started anew and took the head's pose at
+    /// that moment as neutral. Now the pointer stays, and every later pose
+    /// points where it did.
+    #[test]
+    fn other_settings_keep_a_calibrated_pointer_where_it_is() {
+        let iod = 64.0;
+        let s = PointerSettings {
+            mapping: Mapping::Absolute,
+            range: Range { left: -10.0 / iod, right: 10.0 / iod, top: -5.0 / iod, bottom: 5.0 / iod },
+            ..PointerSettings::default()
+        };
+        let (mut kept, mut changed) = (PointerMapper::new(&s), PointerMapper::new(&s));
+        for m in [&mut kept, &mut changed] {
+            run(m, |_| [320.0, 240.0], 20, 0.0);
+            run(m, |_| [328.0, 236.0], 60, 700.0);
+        }
+        let before = changed.position();
+        assert!(before[0] < 500.0 && before[1] < 300.0, "near the top left: {before:?}");
+        changed.set_settings(&PointerSettings { dwell_ms: 1500.0, dead_band: 0.02, ..s.clone() });
+        assert_eq!(changed.position(), before, "the pointer stays");
+        for (f, t0) in [([328.0, 236.0], 2700.0), ([320.0, 240.0], 4700.0), ([312.0, 244.0], 6700.0)] {
+            let (a, b) = (run(&mut kept, |_| f, 60, t0).pos, run(&mut changed, |_| f, 60, t0).pos);
+            assert!((a[0] - b[0]).abs() < 1.0 && (a[1] - b[1]).abs() < 1.0, "{f:?}: {a:?} without the change, {b:?} with it");
+        }
+        // Another input (the head's pose instead of the feature) starts anew.
+        changed.set_settings(&PointerSettings { input: Input::Pose, ..s });
+        assert!(changed.displacement().is_none());
     }
 
     /// Two monitors side by side, 1920×1080 and 1280×1024 (the second's top at y 0).
