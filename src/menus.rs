@@ -280,6 +280,7 @@ pub fn load_user_dir(dir: &Path, shipped: &Path) -> Result<(BTreeMap<String, Men
         }
     }
     let mut spare = load_dir(shipped).unwrap_or_default();
+    let mut shipped_used = Vec::new();
     loop {
         let wanted: Vec<String> = std::iter::once(HOME.to_string())
             .chain(menus.values().flat_map(|m| m.items.iter()).filter_map(|it| if let MenuAction::Submenu(s) = &it.action { Some(s.clone()) } else { None }))
@@ -288,7 +289,7 @@ pub fn load_user_dir(dir: &Path, shipped: &Path) -> Result<(BTreeMap<String, Men
         let mut added = false;
         for name in wanted {
             if let Some(m) = spare.remove(&name) {
-                notes.push(format!("menu {name:?} is the shipped one (its file in {} is missing or was set aside)", dir.display()));
+                shipped_used.push(name.clone());
                 menus.insert(name, m);
                 added = true;
             }
@@ -296,6 +297,13 @@ pub fn load_user_dir(dir: &Path, shipped: &Path) -> Result<(BTreeMap<String, Men
         if !added {
             break;
         }
+    }
+    // One note for them all (a profile without menus had one per menu).
+    if !shipped_used.is_empty() {
+        shipped_used.sort();
+        let list = shipped_used.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
+        let (what, are) = if shipped_used.len() == 1 { ("menu", "is the shipped one") } else { ("menus", "are the shipped ones") };
+        notes.push(format!("{what} {list} {are} (their files in {} are missing or were set aside)", dir.display()));
     }
     if !menus.contains_key(HOME) {
         return Err(MenuError::Empty(dir.to_path_buf()));

@@ -32,16 +32,21 @@ fn window_with_events(root: &Path, access: ProfileAccess) -> (Harness<'static, F
 
 /// The window as `--calibrate` and `--autostart` would open it.
 fn build_with(root: &Path, access: ProfileAccess, calibrate: bool, at_login: bool) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
+    build_noted(root, access, calibrate, at_login, Vec::new(), egui::vec2(1280.0, 800.0))
+}
+
+/// [`build_with`], with these notes (warnings) from opening the profile.
+fn build_noted(root: &Path, access: ProfileAccess, calibrate: bool, at_login: bool, notes: Vec<String>, size: egui::Vec2) -> (Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
     let (prof, _) = profile::open_from(root, "default").expect("profile");
     let source = SourceChoice::recording(&root.join("no-such-recording.avi"), false, false);
     let worker = Worker::start(prof.settings.clone(), source.clone()).expect("worker");
     let snapshot = worker.snapshot();
     let nav = Navigator::new(menus::load_dir(&facemouse::data_dir().join("menus")).expect("menus"));
-    let launch = Launch { profile: prof, notes: Vec::new(), source, show_menu: false, calibrate, access, drive_lock: None, at_login, autostart_dir: Some(root.join("autostart")) };
+    let launch = Launch { profile: prof, notes, source, show_menu: false, calibrate, access, drive_lock: None, at_login, autostart_dir: Some(root.join("autostart")) };
     let ctx = egui::Context::default();
     let app = FacemouseApp::new(&ctx, launch, nav, worker);
     // Steps of 100 ms of the UI's clock: dwell times are counted in steps.
-    let mut h = Harness::builder().with_size(egui::vec2(1280.0, 800.0)).with_step_dt(0.1).build_ui_state(|ui, app: &mut FacemouseApp| app.show(ui), app);
+    let mut h = Harness::builder().with_size(size).with_step_dt(0.1).build_ui_state(|ui, app: &mut FacemouseApp| app.show(ui), app);
     // The pointer where the window appears: over no target (over the
     // preview, or the wizard's instructions), where it rests, spent.
     h.hover_at(egui::pos2(640.0, 250.0));
@@ -363,4 +368,23 @@ fn the_click_toolbar_is_shown_by_dwell_and_chooses_the_next_click_by_dwell() {
     rest_on(&mut h, "Click toolbar: on", 12);
     h.run_steps(2);
     assert!(h.query_by_label("Right click").is_none(), "hidden again");
+}
+
+/// A profile without menus gave ten two-line red warnings that pushed every
+/// control out of the window (1280x800 at the default zoom): the notes take
+/// at most three lines now, and every control stays inside the window.
+#[test]
+fn many_warnings_never_push_the_controls_out_of_the_window() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let long = |i: usize| format!("{}/profiles/default/menus/menu-{i}.toml: line 3, item \"Open the news\": does more than one thing: give it only one of submenu, launch, type, keys, url or action; kept as menu-{i}.toml.bak and not used", tmp.path().display());
+    // 1280x800 pixels at the default zoom of 1.5.
+    let size = egui::vec2(853.0, 533.0);
+    let (mut h, _) = build_noted(tmp.path(), access, false, false, (0..10).map(long).collect(), size);
+    h.run_steps(3);
+    for label in ["Quit Facemouse", "Click sound: off", "Pause"] {
+        let r = h.get_by_label(label).rect();
+        assert!(r.top() >= 0.0 && r.bottom() <= size.y && r.right() <= size.x, "{label} at {r:?} is outside the window");
+    }
+    assert!(h.query_by_label_contains("more (Facemouse printed them all").is_some(), "the rest are counted");
 }

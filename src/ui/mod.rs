@@ -393,6 +393,9 @@ fn pose_line(p: Option<&crate::pose::Pose>) -> String {
     }
 }
 
+/// The most notes (warnings) the status area shows, one line each.
+const MAX_NOTES: usize = 2;
+
 fn state_text(s: &Snapshot) -> (String, Tone) {
     if s.frame_seq == 0 {
         // No frame yet: say so, not "searching" (the reason, if any, is shown below).
@@ -525,8 +528,15 @@ impl FacemouseApp {
                     self.login_grace = None;
                 }
             }
-            for n in self.notes.iter().chain((!snap.message.is_empty()).then_some(&snap.message)) {
-                ui.label(RichText::new(n).size(20.0).color(palette.tone(Tone::Bad)));
+            // At most `MAX_NOTES` notes, one line each (the whole note on
+            // hover, and all of them on standard error at start): ten
+            // two-line warnings once pushed every control out of the window.
+            let notes: Vec<&String> = self.notes.iter().chain((!snap.message.is_empty()).then_some(&snap.message)).collect();
+            for n in notes.iter().take(MAX_NOTES) {
+                ui.add(egui::Label::new(RichText::new(n.as_str()).size(20.0).color(palette.tone(Tone::Bad))).truncate());
+            }
+            if notes.len() > MAX_NOTES {
+                ui.label(RichText::new(format!("… and {} more (Facemouse printed them all when it started)", notes.len() - MAX_NOTES)).size(20.0).color(palette.tone(Tone::Bad)));
             }
             // What the last action did (saved, refused, started …), in words,
             // at the top where it is always in view.
