@@ -573,3 +573,70 @@ fn the_menu_window_docks_to_the_chosen_edge_inside_the_screen() {
         }
     }
 }
+
+/// Restarted ten times, Facemouse leaves the keyboard focus with the user's
+/// application: after a restart, the menu took it the first time it opened
+/// in 2 of 5 launches (and kept it: a whole sentence typed by the menu went
+/// nowhere) and the toolbar once. A window manager may hand a new window
+/// the focus as it appears (X11 has no hint for that before the window
+/// exists): it must come back within half a second, by itself, and stay.
+#[test]
+fn the_users_window_keeps_the_focus_across_ten_restarts() {
+    let Some(x) = xvfb() else { return };
+    let Some(mut wm) = common::openbox(&x) else { return };
+    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("connect");
+    let screen = &conn.setup().roots[screen_num];
+    let app = conn.generate_id().expect("id");
+    conn.create_window(screen.root_depth, app, screen.root, 500, 300, 300, 200, 0, WindowClass::INPUT_OUTPUT, screen.root_visual, &CreateWindowAux::new().background_pixel(screen.white_pixel))
+        .expect("create");
+    conn.change_property8(x11rb::protocol::xproto::PropMode::REPLACE, app, x11rb::protocol::xproto::AtomEnum::WM_NAME, x11rb::protocol::xproto::AtomEnum::STRING, b"users-app")
+        .expect("name");
+    conn.map_window(app).expect("map");
+    conn.sync().expect("sync");
+    std::thread::sleep(Duration::from_millis(500));
+    let app_id = app.to_string();
+    if xdotool(&x, &["windowactivate", "--sync", &app_id]).is_none() {
+        let _ = wm.kill();
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, "[ui]\nclick_toolbar = true\n");
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let mut problems = Vec::new();
+    for launch in 0..10 {
+        let mut fm = facemouse(&x, &config).arg("--source").arg(&clip).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+        // Watch the focus while the three windows appear and for 3 s after.
+        let started = Instant::now();
+        let (mut all_up, mut away_since, mut longest) = (None, None::<Instant>, Duration::ZERO);
+        while started.elapsed() < Duration::from_secs(15) {
+            let focus = xdotool(&x, &["getwindowfocus"]).unwrap_or_default();
+            if focus == app_id {
+                away_since = None;
+            } else {
+                let since = *away_since.get_or_insert_with(Instant::now);
+                longest = longest.max(since.elapsed());
+            }
+            if all_up.is_none() && ["^Facemouse$", "^Facemouse menu$", "^Facemouse clicks$"].iter().all(|n| xdotool(&x, &["search", "--name", n]).is_some_and(|w| !w.trim().is_empty())) {
+                all_up = Some(Instant::now());
+            }
+            if all_up.is_some_and(|t| t.elapsed() > Duration::from_secs(3)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(40));
+        }
+        let last = xdotool(&x, &["getwindowfocus"]).unwrap_or_default();
+        let _ = fm.kill();
+        let _ = fm.wait();
+        assert!(all_up.is_some(), "launch {launch}: the window, the menu and the toolbar came up");
+        if last != app_id || longest > Duration::from_millis(500) {
+            let name = xdotool(&x, &["getwindowname", &last]).unwrap_or_default();
+            problems.push(format!("launch {launch}: focus away for up to {} ms, now on {name:?}", longest.as_millis()));
+        }
+        let _ = xdotool(&x, &["windowactivate", "--sync", &app_id]);
+    }
+    let _ = wm.kill();
+    let _ = wm.wait();
+    assert!(problems.is_empty(), "{problems:?}");
+}

