@@ -132,6 +132,9 @@ enum Command {
         /// Make the bundled demo clip's script instead of a random one.
         #[arg(long)]
         demo: bool,
+        /// A person talking, nodding and turning (up to 30°), blinking, and never raising the brows on purpose.
+        #[arg(long, conflicts_with = "demo")]
+        talking: bool,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(long, default_value_t = 20.0)]
@@ -318,8 +321,14 @@ fn run() -> Result<()> {
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }
-        Some(Command::Synth { out, demo, seed, seconds, fps }) => {
-            let cfg = if demo { SynthConfig::demo() } else { SynthConfig::random(seed, seconds, fps) };
+        Some(Command::Synth { out, demo, talking, seed, seconds, fps }) => {
+            let cfg = if demo {
+                SynthConfig::demo()
+            } else if talking {
+                SynthConfig::talking(seed, seconds, fps)
+            } else {
+                SynthConfig::random(seed, seconds, fps)
+            };
             let asset = FaceAsset::load(&synth::default_photo())?;
             let meta = synth::write_sequence(asset, &cfg, &out)?;
             say!(

@@ -6,7 +6,10 @@
 //! - head motion: a smooth translation, roll and scale (an affine warp);
 //! - eyelids: drawn down over each eye for blinks and winks;
 //! - eyebrows: the skin between eye and forehead is remapped upward for raises;
-//! - sensor noise and a slow lighting drift.
+//! - sensor noise and a slow lighting drift;
+//! - talking (optional): the jaw and mouth move with syllables, the brows
+//!   lift a little with stressed words (some as far as a subtle raise), and
+//!   the head nods and turns (foreshortened by the cosine of the angle).
 //!
 //! Every landmark is carried through the same warp, so the labels are exact.
 //! The output is a sequence folder in the format of `../shared/data/README.md`
@@ -57,6 +60,122 @@ pub const LID_OPEN_MS: f64 = 90.0;
 pub const BROW_RAMP_MS: f64 = 150.0;
 
 /// How a sequence is made.
+/// A person talking to the camera: phrases of 1.5–5 s with pauses of
+/// 0.4–1.6 s; in a phrase the jaw opens and closes with syllables (4–6 a
+/// second), the brows lift briefly with about one stressed word in two (by up
+/// to `brow` eye distances: speech, never a meant raise, labelled 0), and the
+/// head nods (pitch, down and back in 0.4–0.9 s) now and then; all along it
+/// turns slowly from side to side (yaw) and looks down now and then.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Talk {
+    /// Peak jaw drop, in eye distances.
+    pub mouth: f64,
+    /// Peak brow lift with speech, in eye distances (a subtle raise is 0.02–0.03).
+    pub brow: f64,
+    /// Peak nod and look-down (pitch) and turn (yaw), degrees.
+    pub nod_deg: f64,
+    pub turn_deg: f64,
+}
+
+impl Talk {
+    /// A lively speaker: jaw 0.25, speech brows up to 0.03 (a subtle raise),
+    /// nods of 12° and turns of 30°.
+    #[must_use]
+    pub fn lively() -> Self {
+        Self { mouth: 0.25, brow: 0.03, nod_deg: 12.0, turn_deg: 30.0 }
+    }
+}
+
+/// What talking does at one time.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct TalkState {
+    /// Jaw drop and speech brow lift, in eye distances.
+    mouth: f64,
+    brow: f64,
+    /// Degrees, as the labels give them.
+    pitch: f64,
+    yaw: f64,
+}
+
+/// The talking of a whole sequence, drawn once from its seed.
+#[derive(Debug, Clone, Default)]
+struct Speech {
+    talk: Option<Talk>,
+    /// Phrases: start and end (ms), syllable rate (Hz) and phase.
+    phrases: Vec<(f64, f64, f64, f64)>,
+    /// Brow lifts with speech: start (ms), peak, length (ms).
+    lifts: Vec<(f64, f64, f64)>,
+    /// Nods and looks down: start (ms), peak (degrees, negative = down), length (ms).
+    nods: Vec<(f64, f64, f64)>,
+    turn_phase: [f64; 2],
+}
+
+impl Speech {
+    fn new(talk: Option<Talk>, seed: u64, duration_ms: f64) -> Self {
+        let Some(k) = talk else { return Self::default() };
+        let mut rng = Rng::new(seed ^ 0x7a1c_5eed);
+        let mut s = Self { talk, turn_phase: [rng.uniform(0.0, std::f64::consts::TAU), rng.uniform(0.0, std::f64::consts::TAU)], ..Self::default() };
+        let mut t = rng.uniform(300.0, 1200.0);
+        while t < duration_ms {
+            let len = rng.uniform(1500.0, 5000.0);
+            s.phrases.push((t, t + len, rng.uniform(4.0, 6.0), rng.uniform(0.0, std::f64::consts::TAU)));
+            // About one stressed word in two lifts the brows.
+            let mut w = t + rng.uniform(100.0, 700.0);
+            while w < t + len {
+                if rng.uniform(0.0, 1.0) < 0.5 {
+                    s.lifts.push((w, rng.uniform(0.004, k.brow), rng.uniform(150.0, 450.0)));
+                }
+                w += rng.uniform(400.0, 900.0);
+            }
+            // A nod in one phrase of two.
+            if rng.uniform(0.0, 1.0) < 0.5 {
+                s.nods.push((t + rng.uniform(0.0, len * 0.7), -rng.uniform(0.4, 1.0) * k.nod_deg, rng.uniform(400.0, 900.0)));
+            }
+            t += len + rng.uniform(400.0, 1600.0);
+            // Now and then a look down, held a second or two.
+            if rng.uniform(0.0, 1.0) < 0.25 {
+                s.nods.push((t - 300.0, -rng.uniform(0.5, 1.0) * k.nod_deg, rng.uniform(1000.0, 2200.0)));
+            }
+        }
+        s
+    }
+
+    /// The talking at `t_ms`.
+    fn at(&self, t_ms: f64) -> TalkState {
+        let Some(k) = self.talk else { return TalkState::default() };
+        let mut st = TalkState::default();
+        for &(a, b, rate, phase) in &self.phrases {
+            if (a..b).contains(&t_ms) {
+                let env = ramp(t_ms - a, 150.0) * (1.0 - ramp(t_ms - (b - 150.0), 150.0));
+                let syl = (std::f64::consts::PI * rate * (t_ms - a) / 1000.0 + phase).sin().abs().powf(1.5);
+                st.mouth = k.mouth * env * syl;
+            }
+        }
+        for &(start, amp, len) in &self.lifts {
+            let x = t_ms - start;
+            if (0.0..len).contains(&x) {
+                st.brow = st.brow.max(amp * (std::f64::consts::PI * x / len).sin());
+            }
+        }
+        for &(start, amp, len) in &self.nods {
+            let x = t_ms - start;
+            if (0.0..len).contains(&x) {
+                let shape = if len > 900.0 { ramp(x, 250.0) * (1.0 - ramp(x - (len - 250.0), 250.0)) } else { (std::f64::consts::PI * x / len).sin() };
+                st.pitch += amp * shape;
+            }
+        }
+        let t = t_ms / 1000.0;
+        st.yaw = k.turn_deg * (0.75 * (std::f64::consts::TAU * t / 9.0 + self.turn_phase[0]).sin() + 0.25 * (std::f64::consts::TAU * t / 3.7 + self.turn_phase[1]).sin());
+        st
+    }
+}
+
+/// The shipped photo's mouth centre, chin (lowest row that moves with the
+/// jaw) and mouth half-width, in its pixels.
+const MOUTH: Point = [225.0, 146.0];
+const CHIN_Y: f64 = 184.0;
+const MOUTH_HALF_W: f64 = 21.0;
+
 /// A flat block over part of the face from `from_ms` to `to_ms`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cover {
@@ -108,6 +227,8 @@ pub struct SynthConfig {
     /// Flat blocks over part of the face (a hand, a card) while the hair,
     /// ears and scene stay in view: the labels have no positions then.
     pub covered: Vec<Cover>,
+    /// The person talks (see [`Talk`]); `None`: a silent face.
+    pub talk: Option<Talk>,
     /// A scripted head path instead of the free motion: (time in ms, x, y
     /// in output pixels from the rest position), moved between linearly,
     /// held before the first and after the last. Empty: the free motion.
@@ -148,6 +269,7 @@ impl SynthConfig {
             ],
             gone: Vec::new(),
             covered: Vec::new(),
+            talk: None,
             path: Vec::new(),
         }
     }
@@ -178,6 +300,23 @@ impl SynthConfig {
             t += len + rng.uniform(900.0, 2200.0);
         }
         Self { seed, fps, duration_s, script, ..Self::demo() }
+    }
+
+    /// A random sequence of a person talking (see [`Talk`]): blinks every
+    /// 1.5–5 s, in speech and between phrases, and no raise at all: every
+    /// brow motion is speech, and none may act.
+    #[must_use]
+    pub fn talking(seed: u64, duration_s: f64, fps: f64) -> Self {
+        let mut rng = Rng::new(seed ^ 0x7a1c);
+        let mut script = Vec::new();
+        let mut t = 600.0 + rng.uniform(0.0, 600.0);
+        let end = if duration_s.is_finite() && duration_s <= 3600.0 { duration_s * 1000.0 - 1000.0 } else { 0.0 };
+        while t < end {
+            let closed = rng.uniform(40.0, 140.0);
+            script.push(ScriptEvent { start_ms: t, action: Action::Blink { closed_ms: closed } });
+            t += closed + LID_CLOSE_MS + LID_OPEN_MS + rng.uniform(1300.0, 4800.0);
+        }
+        Self { seed, fps, duration_s, script, talk: Some(Talk::lively()), motion_px: (30.0, 18.0), ..Self::demo() }
     }
 
     /// The number of frames.
@@ -309,12 +448,14 @@ pub struct Generator {
     map_y: Mat,
     noise_rng: Rng,
     phases: [f64; 8],
+    speech: Speech,
 }
 
 impl Generator {
     /// # Errors
     /// Never today; kept fallible for assets loaded at run time.
     pub fn new(asset: FaceAsset, cfg: SynthConfig) -> Result<Self, SynthError> {
+        let (cfg_talk, cfg_seed, cfg_ms) = (cfg.talk, cfg.seed, cfg.duration_s * 1000.0);
         let mut rng = Rng::new(cfg.seed);
         let mut phases = [0.0; 8];
         for p in &mut phases {
@@ -329,6 +470,7 @@ impl Generator {
             map_x: Mat::default(),
             map_y: Mat::default(),
             phases,
+            speech: Speech::new(cfg_talk, cfg_seed, cfg_ms),
         })
     }
 
@@ -377,11 +519,17 @@ impl Generator {
             return Ok(LabelRow { frame: i as u64, t_ms, ..LabelRow::default() });
         }
         let st = face_state(&self.cfg.script, t_ms);
+        let talk = self.speech.at(t_ms);
         let lm = self.asset.landmarks;
         self.asset.photo.copy_to(&mut self.work)?;
-        let brow_lift_px = st.brow_amp * lm.iod();
+        // Speech lifts the brows too (never a meant raise: the label stays).
+        let brow_lift_px = st.brow_amp.max(talk.brow) * lm.iod();
         if brow_lift_px > 0.01 {
             self.lift_brows(brow_lift_px)?;
+        }
+        let jaw_px = talk.mouth * lm.iod();
+        if jaw_px > 0.3 {
+            self.open_mouth(jaw_px)?;
         }
         face::draw_lid(&mut self.work, lm.le, lm.eye_half_w, lm.eye_half_h, st.close_left, lm.lid_skin_left)?;
         face::draw_lid(&mut self.work, lm.re, lm.eye_half_w, lm.eye_half_h, st.close_right, lm.lid_skin_right)?;
@@ -390,10 +538,18 @@ impl Generator {
         let s = self.cfg.iod_px / lm.iod() * rel_scale;
         let (sin, cos) = roll.to_radians().sin_cos();
         let c = lm.eye_mid();
-        let ox = f64::from(self.cfg.width) / 2.0 + dx;
-        let oy = f64::from(self.cfg.height) * 0.42 + dy;
-        // out = s·R·(p − c) + o, with R rotating clockwise on screen for roll > 0 (y points down).
-        let m = [[s * cos, -s * sin, ox - s * (cos * c[0] - sin * c[1])], [s * sin, s * cos, oy - s * (sin * c[0] + cos * c[1])]];
+        // A turn and a nod foreshorten the face (by the cosine) and carry
+        // it sideways and up or down (the head turns about its neck).
+        let (yaw, pitch) = (talk.yaw.to_radians(), talk.pitch.to_radians());
+        let (fx, fy) = (yaw.cos(), pitch.cos());
+        let ox = f64::from(self.cfg.width) / 2.0 + dx + yaw.sin() * 0.9 * self.cfg.iod_px;
+        let oy = f64::from(self.cfg.height) * 0.42 + dy - pitch.sin() * 0.9 * self.cfg.iod_px;
+        // out = s·R·F·(p − c) + o, with R rotating clockwise on screen for
+        // roll > 0 (y points down) and F = diag(fx, fy) the foreshortening.
+        let m = [
+            [s * cos * fx, -s * sin * fy, ox - s * (cos * fx * c[0] - sin * fy * c[1])],
+            [s * sin * fx, s * cos * fy, oy - s * (sin * fx * c[0] + cos * fy * c[1])],
+        ];
         let apply = |p: Point| -> Point { [m[0][0] * p[0] + m[0][1] * p[1] + m[0][2], m[1][0] * p[0] + m[1][1] * p[1] + m[1][2]] };
         let mm = Mat::from_slice_2d(&[[m[0][0], m[0][1], m[0][2]], [m[1][0], m[1][1], m[1][2]]])?;
         imgproc::warp_affine(
@@ -437,12 +593,50 @@ impl Generator {
             rb: Some(apply(up(lm.rb))),
             nose: Some(apply(lm.nose)),
             mid: Some(apply(lm.mid)),
-            yaw: Some(0.0),
-            pitch: Some(0.0),
+            yaw: Some(talk.yaw),
+            pitch: Some(talk.pitch),
             roll: Some(roll),
             peer_blink: None,
             peer_brow: None,
         })
+    }
+
+    /// Drops the jaw by `drop` photo pixels: the lower lip and chin move
+    /// down (the neck below stays), and the mouth opens dark between the lips.
+    fn open_mouth(&mut self, drop: f64) -> Result<(), SynthError> {
+        let (left, right) = ((MOUTH[0] - 2.2 * MOUTH_HALF_W).floor(), (MOUTH[0] + 2.2 * MOUTH_HALF_W).ceil());
+        let (top, bottom) = ((MOUTH[1] - 2.0).floor(), (CHIN_Y + drop + 10.0).ceil());
+        #[allow(clippy::cast_possible_truncation)]
+        let rect = Rect::new(left as i32, top as i32, (right - left) as i32, (bottom - top) as i32);
+        let mut map_x = Mat::new_rows_cols_with_default(rect.height, rect.width, CV_32FC1, Scalar::all(0.0))?;
+        let mut map_y = Mat::new_rows_cols_with_default(rect.height, rect.width, CV_32FC1, Scalar::all(0.0))?;
+        let w = usize::try_from(rect.width).unwrap_or(0);
+        {
+            let mx = map_x.data_typed_mut::<f32>()?;
+            let my = map_y.data_typed_mut::<f32>()?;
+            for (k, (vx, vy)) in mx.iter_mut().zip(my.iter_mut()).enumerate() {
+                #[allow(clippy::cast_precision_loss)]
+                let (x, y) = ((k % w) as f64 + left, (k / w) as f64 + top);
+                // The jaw: full under the mouth, fading towards the cheeks.
+                let wx = (-0.5 * ((x - MOUTH[0]) / (1.1 * MOUTH_HALF_W)).powi(2)).exp();
+                let wy = if y < MOUTH[1] { 0.0 } else if y <= CHIN_Y + drop { 1.0 } else { (1.0 - (y - CHIN_Y - drop) / 10.0).clamp(0.0, 1.0) };
+                #[allow(clippy::cast_possible_truncation)]
+                {
+                    *vx = (x - left) as f32;
+                    *vy = (y - drop * wx * wy - top).max(0.0) as f32;
+                }
+            }
+        }
+        let src = Mat::roi(&self.asset.photo, rect)?;
+        let mut moved = Mat::default();
+        imgproc::remap(&src, &mut moved, &map_x, &map_y, imgproc::INTER_LINEAR, core::BORDER_REPLICATE, Scalar::default())?;
+        let mut dst = Mat::roi_mut(&mut self.work, rect)?;
+        moved.copy_to(&mut dst)?;
+        // The open mouth between the lips.
+        #[allow(clippy::cast_possible_truncation)]
+        let (cx, cy, ax, ay) = (MOUTH[0].round() as i32, (MOUTH[1] + 0.5 * drop).round() as i32, (0.8 * MOUTH_HALF_W).round() as i32, (0.5 * drop).round().max(1.0) as i32);
+        imgproc::ellipse(&mut self.work, core::Point::new(cx, cy), Size::new(ax, ay), 0.0, 0.0, 360.0, Scalar::new(40.0, 32.0, 45.0, 0.0), imgproc::FILLED, imgproc::LINE_AA, 0)?;
+        Ok(())
     }
 
     /// Moves the skin between eyes and forehead up by `lift` photo pixels at the brows.
@@ -582,7 +776,7 @@ pub fn make_meta(cfg: &SynthConfig, rows: &[LabelRow]) -> Meta {
     extra.insert("blinks".into(), serde_json::json!(blinks));
     extra.insert("brow_raises".into(), serde_json::json!(raises.len()));
     extra.insert("glasses".into(), serde_json::json!(false));
-    extra.insert("person".into(), serde_json::json!("synthetic (astronaut photo)"));
+    extra.insert("person".into(), serde_json::json!(if cfg.talk.is_some() { "generated talking" } else { "synthetic (astronaut photo)" }));
     Meta {
         source: "facemouse synth from assets/demo/astronaut.png (NASA portrait of Eileen Collins, via scikit-image)".into(),
         license: "public domain (NASA); generated data: same licence as the project".into(),
