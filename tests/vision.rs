@@ -325,3 +325,36 @@ fn a_covered_face_is_a_loss_and_never_clicks() {
         }
     }
 }
+
+/// Five minutes of generated talking (five people's worth of seeds, at 30
+/// down to 7.5 frames a second): the jaw moves with syllables, the brows lift
+/// with stressed words (up to a subtle raise), the head nods, looks down and
+/// turns up to 30°, and the person blinks. Nothing in it is meant: no brow
+/// raise, long blink, wink or pause may come, and so no click. Head turns
+/// narrowed the eye distance the brows were measured in and gave 2.2 false
+/// raises a minute. The blinks are still found.
+#[test]
+fn generated_talking_with_no_raise_gives_no_action() {
+    let mut all = Vec::new();
+    let mut minutes = 0.0;
+    for (k, fps) in [30.0, 24.0, 15.0, 10.0, 7.5].into_iter().enumerate() {
+        let cfg = SynthConfig::talking(101 + k as u64, 60.0, fps);
+        let tmp = tempfile::tempdir().expect("tempdir");
+        synth::write_sequence(asset(), &cfg, tmp.path()).expect("generate");
+        let seq = Sequence::load(tmp.path()).expect("labels");
+        assert_eq!(seq.meta.extra.get("person").and_then(|p| p.as_str()), Some("generated talking"), "its own group in eval");
+        let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
+        let acted: Vec<(f64, Vec<Event>)> = records
+            .iter()
+            .filter(|r| r.events.iter().any(|e| e.is_click() || matches!(e, Event::BrowRaise | Event::LongBlink | Event::WinkLeft | Event::WinkRight | Event::Pause | Event::DragStart)))
+            .map(|r| (r.t_ms, r.events.clone()))
+            .collect();
+        assert!(acted.is_empty(), "talking at {fps} fps: {acted:?}");
+        minutes += cfg.duration_s / 60.0;
+        all.push(eval::score(&seq, &records, None));
+    }
+    assert!(minutes >= 5.0);
+    let sum = eval::summarize(&all);
+    let (p, r) = (sum.blink_precision.unwrap_or(0.0), sum.blink_recall.unwrap_or(0.0));
+    assert!(p >= 0.9 && r >= 0.9, "blinks while talking: P {p:.2} R {r:.2}");
+}

@@ -229,12 +229,23 @@ impl EyeState {
         let dt = self.last_t.map_or(33.3, |l| (t_ms - l).clamp(1.0, 1000.0));
         self.last_t = Some(t_ms);
         let size = (px(EYE_PATCH.0 * iod), px((EYE_PATCH.1 * iod).max(EYE_PATCH_MIN_PX)));
-        if self.open.iter().any(Option::is_none) || (self.size.0 - size.0).abs() > size.0 / 4 {
+        if self.open.iter().any(Option::is_none) {
             return self.start_looks(gray, eyes, size).map(|()| false);
         }
         let Some(seen) = self.measure(gray, eyes, iod)? else {
             return Ok(self.closed());
         };
+        // The eyes grew or shrank in the image (the head came closer or
+        // turned): new looks, of the size they have now, but only from eyes
+        // seen open on this frame and the last, with no closure under way.
+        // Taken as a blink began (a turned head, 30°, while talking), the
+        // looks were of closing eyes, and the open eyes then looked shut for
+        // seconds: a long blink, a right click.
+        let resized = (self.size.0 - size.0).abs() > size.0 / 4;
+        let open_now = seen.iter().all(|s| s.closure < EYE_REARM) && self.last_closure.0.max(self.last_closure.1) < EYE_REARM;
+        if resized && open_now && self.candidate.is_none() && self.glimpse.is_none() {
+            return self.start_looks(gray, eyes, size).map(|()| false);
+        }
         tracing::trace!("eyes: t {t_ms:.0} dep {:.3} {:.3} rest {:.3} {:.3} span {:.3} {:.3} n {}", seen[0].departure, seen[1].departure, self.rest[0].median(), self.rest[1].median(), self.span(0), self.span(1), self.rest[0].len());
         self.last_closure_before = Some(self.last_closure);
         self.last_closure = (seen[0].closure, seen[1].closure);

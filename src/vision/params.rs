@@ -111,6 +111,9 @@ pub const EYES_FLOOR: f64 = 0.45;
 /// development clip (FOCUS and ZJU, 320x240 to 640x480); a flat block under
 /// a webcam's noise about 3.
 pub const UNIFORM_EYE_SPREAD: f64 = 5.0;
+/// The time constant of the eye distance the brows' height is measured in
+/// (slower than a head turn, as fast as a change of posture).
+pub const BROW_SCALE_TAU_MS: f64 = 4000.0;
 /// A frame is reliable for eye and brow decisions when the feature matches at least this well
 /// (and not far below its usual match).
 pub const RELIABLE_FEATURE: f64 = 0.7;

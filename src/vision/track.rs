@@ -11,7 +11,7 @@ use super::eyes::EyeTiming;
 use super::face::Face;
 use super::params::{
     FACE_ANSWER_MS, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
-    EYE_TEMPLATE, EYES_FLOOR, UNIFORM_EYE_SPREAD, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
+    EYE_TEMPLATE, EYES_FLOOR, UNIFORM_EYE_SPREAD, BROW_SCALE_TAU_MS, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, EYE_REARM, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, VELOCITY_TAU_MS,
 };
@@ -67,6 +67,9 @@ pub(super) struct Tracks {
     /// taken again once the eyes are open).
     pub open_ms: f64,
     pub retake: bool,
+    /// The eye distance, followed slowly (`BROW_SCALE_TAU_MS`): the brows'
+    /// height is measured in the larger of it and the eye distance now.
+    pub iod_slow: super::stats::Ema,
 }
 
 impl Tracks {
@@ -155,6 +158,7 @@ impl Vision {
             face_check: None,
             open_ms: 0.0,
             retake: false,
+            iod_slow: super::stats::Ema::default(),
         }))
     }
 
@@ -270,7 +274,19 @@ impl Vision {
             return Ok(Phase::Lost { tracks: tr, since: t });
         }
 
-        // 4. Brows: found above each eye; the distance is measured along the face's up axis.
+        // 4. Brows: found above each eye; the distance is measured along the
+        //    face's up axis, in eye distances. A head turning (yaw) narrows
+        //    the eye distance in the image, by 13 % at 30°, and not the
+        //    brows' height: measured in the eye distance of the moment, the
+        //    brows seemed to rise by 0.03 eye distances as the head turned,
+        //    and generated talking with turns of up to 30° gave 1.8 false
+        //    raises a minute. The larger of the distance now and the one
+        //    followed slowly does not shrink with a turn; it grows at once as
+        //    the user comes closer.
+        if reliable {
+            tr.iod_slow.update(now_iod, dt, BROW_SCALE_TAU_MS);
+        }
+        let brow_scale = now_iod.max(if tr.iod_slow.ready { tr.iod_slow.value } else { now_iod });
         let (e, up) = axes(tr.right.eye, tr.left.eye);
         let mut lift_sum = 0.0;
         let mut skull_sum = 0.0;
@@ -287,8 +303,8 @@ impl Vision {
                     side.brow = sub(m.pos, rise);
                     // From the eye's steady place beside the feature: a closing lid does not move it.
                     let rel = sub(side.brow, add(tr.feature, side.eye_offset));
-                    lift_sum += dot(rel, up) / now_iod;
-                    skull_sum += dot(sub(side.brow, tr.feature), up) / now_iod;
+                    lift_sum += dot(rel, up) / brow_scale;
+                    skull_sum += dot(sub(side.brow, tr.feature), up) / brow_scale;
                     lift_n += 1;
                 }
                 _ => side.brow = guess,
@@ -353,7 +369,12 @@ impl Vision {
             if let (Some(face), Some([le, re])) = (answer, asked) {
                 let off = dist(face.le, le).max(dist(face.re, re)) / face.iod().max(1.0);
                 tr.drift_strikes = if off > DRIFT_MAX { tr.drift_strikes + 1 } else { 0 };
-                if tr.drift_strikes >= DRIFT_STRIKES {
+                // Never while the eyes are closing or shut: templates taken
+                // then are of closed eyes, and open eyes then look shut for
+                // seconds (a long blink, a right click, in generated talking).
+                // The strikes stay, and the next answer restarts them.
+                let eyes_open = !out.eyes_closed && out.closure.0.max(out.closure.1) < EYE_REARM;
+                if tr.drift_strikes >= DRIFT_STRIKES && eyes_open {
                     tracing::debug!("vision: the trackers drifted {off:.2} eye distances from the face; starting them again");
                     if let Some(prepared) = super::face::Prepared::full(gray)?
                         && let Some(face) = self.faces.detect_now(prepared)
