@@ -459,6 +459,22 @@ fn a_second_driver_is_refused_and_a_second_window_gets_the_profile_read_only() {
     assert_eq!(std::fs::read(&settings).expect("settings"), before);
 }
 
+/// The user's application: a plain 300×200 window named "users-app" at
+/// (`x`, `y`), mapped; its connection (the window lives as long as it) and id.
+fn users_app(x: &Xvfb, at_x: i16, at_y: i16) -> (x11rb::rust_connection::RustConnection, String) {
+    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("connect");
+    let screen = &conn.setup().roots[screen_num];
+    let app = conn.generate_id().expect("id");
+    conn.create_window(screen.root_depth, app, screen.root, at_x, at_y, 300, 200, 0, WindowClass::INPUT_OUTPUT, screen.root_visual, &CreateWindowAux::new().background_pixel(screen.white_pixel))
+        .expect("create");
+    conn.change_property8(x11rb::protocol::xproto::PropMode::REPLACE, app, x11rb::protocol::xproto::AtomEnum::WM_NAME, x11rb::protocol::xproto::AtomEnum::STRING, b"users-app")
+        .expect("name");
+    conn.map_window(app).expect("map");
+    conn.sync().expect("sync");
+    std::thread::sleep(Duration::from_millis(500));
+    (conn, app.to_string())
+}
+
 /// The menu types into the user's application, so neither of our windows
 /// keeps the keyboard focus: with a window manager, the user's window (here a
 /// test window) still has the focus after the window and its menu open and
@@ -469,17 +485,7 @@ fn neither_window_takes_the_keyboard_focus_from_the_users_application() {
     let Some(x) = xvfb() else { return };
     let Some(mut wm) = common::openbox(&x) else { return };
     // The user's application: a window of its own, focused.
-    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("connect");
-    let screen = &conn.setup().roots[screen_num];
-    let app = conn.generate_id().expect("id");
-    conn.create_window(screen.root_depth, app, screen.root, 900, 560, 300, 200, 0, WindowClass::INPUT_OUTPUT, screen.root_visual, &CreateWindowAux::new().background_pixel(screen.white_pixel))
-        .expect("create");
-    conn.change_property8(x11rb::protocol::xproto::PropMode::REPLACE, app, x11rb::protocol::xproto::AtomEnum::WM_NAME, x11rb::protocol::xproto::AtomEnum::STRING, b"users-app")
-        .expect("name");
-    conn.map_window(app).expect("map");
-    conn.sync().expect("sync");
-    std::thread::sleep(Duration::from_millis(500));
-    let app_id = app.to_string();
+    let (_conn, app_id) = users_app(&x, 900, 560);
     let focus_app = || xdotool(&x, &["windowactivate", "--sync", &app_id]);
     if focus_app().is_none() {
         let _ = wm.kill();
@@ -584,17 +590,7 @@ fn the_menu_window_docks_to_the_chosen_edge_inside_the_screen() {
 fn the_users_window_keeps_the_focus_across_ten_restarts() {
     let Some(x) = xvfb() else { return };
     let Some(mut wm) = common::openbox(&x) else { return };
-    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("connect");
-    let screen = &conn.setup().roots[screen_num];
-    let app = conn.generate_id().expect("id");
-    conn.create_window(screen.root_depth, app, screen.root, 500, 300, 300, 200, 0, WindowClass::INPUT_OUTPUT, screen.root_visual, &CreateWindowAux::new().background_pixel(screen.white_pixel))
-        .expect("create");
-    conn.change_property8(x11rb::protocol::xproto::PropMode::REPLACE, app, x11rb::protocol::xproto::AtomEnum::WM_NAME, x11rb::protocol::xproto::AtomEnum::STRING, b"users-app")
-        .expect("name");
-    conn.map_window(app).expect("map");
-    conn.sync().expect("sync");
-    std::thread::sleep(Duration::from_millis(500));
-    let app_id = app.to_string();
+    let (_conn, app_id) = users_app(&x, 500, 300);
     if xdotool(&x, &["windowactivate", "--sync", &app_id]).is_none() {
         let _ = wm.kill();
         eprintln!("skipped: xdotool is not installed (make test installs it)");
