@@ -79,6 +79,7 @@ pub fn create_beside(path: &Path, tag: &str) -> std::io::Result<(PathBuf, std::f
 
 
 /// `file.bak`, or `file.bak.2`, … if that exists: an older backup is never overwritten either.
+#[must_use]
 pub fn backup_path(path: &Path) -> PathBuf {
     let base = PathBuf::from(format!("{}.bak", path.display()));
     if !base.exists() {

@@ -344,7 +344,9 @@ mod tests {
         let mut text = String::new();
         for i in 0..MAX_USER_WORDS {
             let w: String = format!("{i:05}").chars().map(|c| char::from(b'a' + (c as u8 - b'0'))).collect();
-            text.push_str(&format!("w{w}\t1\n"));
+            text.push('w');
+            text.push_str(&w);
+            text.push_str("\t1\n");
         }
         let words = dir.path().join("words.txt");
         std::fs::write(&words, text).expect("write");

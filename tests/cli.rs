@@ -383,6 +383,7 @@ fn autostart_on_status_off_and_the_last_profile() {
 #[cfg(unix)]
 #[test]
 fn outputs_never_go_onto_their_input_through_links_or_over_devices() {
+    use std::os::unix::fs::FileTypeExt;
     let tmp = tempfile::tempdir().expect("tempdir");
     let seq = tmp.path().join("seq");
     let out = run(bin().args(["synth", "--seconds", "2", "--fps", "10", "--out"]).arg(&seq));
@@ -411,7 +412,6 @@ fn outputs_never_go_onto_their_input_through_links_or_over_devices() {
     let device = if Command::new("mknod").arg(&node).args(["c", "1", "3"]).status().is_ok_and(|s| s.success()) { node } else { PathBuf::from("/dev/null") };
     let out = run(bin().arg("replay").arg(seq.join("video.avi")).arg("--trace").arg(&device));
     assert_one_line_error(&out, &["a device", "another path"]);
-    use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::symlink_metadata(&device).expect("device").file_type().is_char_device());
 }
 

@@ -224,8 +224,8 @@ impl SwitchDecider {
             self.scroll_last_t = Some(t_ms);
             let cap = SCROLL_MAX_STEPS_PER_S * dt / 1000.0 * px;
             let moved = [pointer[0] - anchor[0], pointer[1] - anchor[1]];
-            for k in 0..2 {
-                self.scroll_acc[k] = (self.scroll_acc[k] + moved[k].clamp(-cap, cap)).clamp(-2.0 * px, 2.0 * px);
+            for (acc, m) in self.scroll_acc.iter_mut().zip(moved) {
+                *acc = (*acc + m.clamp(-cap, cap)).clamp(-2.0 * px, 2.0 * px);
             }
             #[allow(clippy::cast_possible_truncation)]
             let (dx, dy) = ((self.scroll_acc[0] / px).trunc() as i32, (self.scroll_acc[1] / px).trunc() as i32);
