@@ -388,3 +388,26 @@ fn many_warnings_never_push_the_controls_out_of_the_window() {
     }
     assert!(h.query_by_label_contains("more (Facemouse printed them all").is_some(), "the rest are counted");
 }
+
+/// When the wizard ends with the pointer resting where "Calibrate"
+/// reappears, the wizard must not start again a dwell later (it did,
+/// twice): what comes back under a resting pointer waits for it to leave.
+#[test]
+fn a_pointer_resting_where_calibrate_reappears_does_not_start_the_wizard_again() {
+    let at = {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (h, _) = scanning_window(tmp.path(), "", false);
+        h.get_by_label("Calibrate").rect().center()
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (mut h, press) = scanning_window(tmp.path(), "", true);
+    assert!(h.query_by_label_contains("blink naturally").is_some(), "in the wizard");
+    h.hover_at(at);
+    h.run_steps(30);
+    press(1);
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("Calibration not saved: cancelled").is_some(), "the switch cancelled the wizard");
+    assert!(h.query_by_label("Calibrate").is_some_and(|n| n.rect().contains(at)), "Calibrate is back under the resting pointer");
+    h.run_steps(40);
+    assert!(h.query_by_label_contains("blink naturally").is_none(), "the wizard started again under the resting pointer");
+}

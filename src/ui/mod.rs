@@ -883,6 +883,7 @@ impl FacemouseApp {
             calibration::Step::Failed(why) => Some(Err(why.clone())),
             _ => None,
         };
+        let ended = finished.is_some();
         match finished {
             Some(Ok(s)) => {
                 self.profile.settings = s.clone();
@@ -897,6 +898,12 @@ impl FacemouseApp {
             }
             Some(Err(why)) => self.status_message = format!("Calibration not saved: {why}"),
             None => self.wizard = Some(w),
+        }
+        if ended {
+            // The main window's controls come back: what lies under the
+            // resting pointer ("Calibrate", often) waits for it to leave,
+            // or the wizard started again a dwell later.
+            act.relayout(ui.ctx());
         }
         self.controls = act;
         ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
