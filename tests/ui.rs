@@ -365,6 +365,10 @@ fn from_every_menu_screen_back_home_and_close_are_near_and_every_item_is_reachab
             h.run_steps(1);
             h.get_by_label("More").click();
             h.run_steps(2);
+            // Paging goes round: back on the first page, every page was seen.
+            if h.state().panel.page().0 == 0 {
+                break;
+            }
             assert!(screens < 40, "paging does not end");
         }
         let missing: Vec<&String> = all.iter().filter(|l| !seen.contains(*l)).collect();
@@ -469,4 +473,63 @@ fn a_low_keyboard_keeps_its_navigation_row_on_screen() {
 
 fn chord(s: &str) -> facemouse::command::Chord {
     facemouse::command::Chord::parse(s).expect("chord")
+}
+
+/// The navigation row keeps every target in one place on every page of a
+/// long menu (More was in the first column on page 1 and in the second
+/// later; on the last page its place was Back): resting on one spot pages
+/// on and round, and never goes back, home or closes the menu.
+#[test]
+fn the_navigation_row_keeps_its_places_on_every_page() {
+    let dir = user_menus();
+    let mut h = small_harness(dir.path(), false);
+    h.run_steps(1);
+    assert!(h.state_mut().panel.nav.open("keyboard"));
+    h.run_steps(2);
+    let (_, pages) = h.state().panel.page();
+    assert!(pages >= 3, "the keyboard has several pages here: {pages}");
+    let places = |h: &Harness<'static, State>| -> Vec<(String, egui::Rect)> {
+        ["Previous", "More", "Back", "Home", "Close menu"].iter().map(|l| ((*l).to_string(), h.get_by_label(l).rect())).collect()
+    };
+    let first = places(&h);
+    let more = h.get_by_label("More").rect().center();
+    let mut seen = vec![h.state().panel.page().0];
+    for _ in 0..pages {
+        // The pointer rests on More's place; it leaves and comes back to page on.
+        h.hover_at(egui::pos2(5.0, 5.0));
+        h.run_steps(1);
+        h.hover_at(more);
+        h.get_by_label("More").click();
+        h.run_steps(2);
+        assert_eq!(places(&h), first, "page {}: the navigation row moved", h.state().panel.page().0);
+        assert_eq!(h.state().panel.nav.current_name(), "keyboard", "paging never leaves the menu");
+        seen.push(h.state().panel.page().0);
+    }
+    assert_eq!(seen.first(), seen.last(), "round to the first page: {seen:?}");
+    let mut pages_seen = seen.clone();
+    pages_seen.sort_unstable();
+    pages_seen.dedup();
+    assert_eq!(pages_seen.len(), pages, "every page: {seen:?}");
+    // Previous on the first page shows the last.
+    h.hover_at(egui::pos2(5.0, 5.0));
+    h.run_steps(1);
+    h.get_by_label("Previous").click();
+    h.run_steps(2);
+    assert_eq!(h.state().panel.page().0, pages - 1);
+}
+
+/// The menu opens again on its first page, not on the one visited last.
+#[test]
+fn the_menu_opens_again_on_its_first_page() {
+    let dir = user_menus();
+    let mut h = small_harness(dir.path(), false);
+    h.run_steps(1);
+    assert!(h.state_mut().panel.nav.open("keyboard"));
+    h.run_steps(2);
+    h.get_by_label("More").click();
+    h.run_steps(2);
+    assert_eq!(h.state().panel.page().0, 1);
+    h.state_mut().panel.appeared();
+    h.run_steps(2);
+    assert_eq!(h.state().panel.page().0, 0);
 }

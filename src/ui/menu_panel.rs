@@ -62,6 +62,8 @@ pub struct MenuPanel {
     /// window is paged with Previous and More), and which menu (and depth)
     /// it is of: another menu, however it was opened, starts at its first page.
     page: usize,
+    /// How many pages the open menu has in this window (from the last layout).
+    pages: usize,
     page_of: (String, usize),
     /// The targets as last shown, in scanning order, and their rows.
     targets: Vec<Target>,
@@ -111,6 +113,7 @@ impl MenuPanel {
             drafts: std::collections::HashMap::new(),
             page: 0,
             page_of: (String::new(), 0),
+            pages: 1,
             targets: Vec::new(),
             rows: Vec::new(),
             wide: false,
@@ -272,12 +275,15 @@ impl MenuPanel {
                 // The word itself is learned as it ends (the space below).
                 Some(Outcome::Type(format!("{rest} ")))
             }
+            // Paging goes round: Previous on the first page shows the last,
+            // More on the last shows the first, so both are on every page
+            // of a long menu, always in the same places.
             Target::Previous => {
-                self.page = self.page.saturating_sub(1);
+                self.page = (self.page + self.pages.max(1) - 1) % self.pages.max(1);
                 Some(Outcome::Moved)
             }
             Target::More => {
-                self.page += 1;
+                self.page = (self.page + 1) % self.pages.max(1);
                 Some(Outcome::Moved)
             }
             Target::Back => {
@@ -346,6 +352,14 @@ impl MenuPanel {
     /// the resting pointer fires by itself (see [`super::Activator::appeared`]).
     pub fn appeared(&mut self) {
         self.act.appeared();
+        // A menu opens on its first page, not the one visited last.
+        self.page = 0;
+    }
+
+    /// The page shown and how many the open menu has in this window.
+    #[must_use]
+    pub fn page(&self) -> (usize, usize) {
+        (self.page, self.pages)
     }
 
     /// The menu's window appeared, or its layout changed from outside (a
@@ -390,17 +404,21 @@ impl MenuPanel {
         let fit = rows_left.saturating_sub(usize::from(self.words_row)).max(1);
         let per_page = fit * cols;
         let pages = menu.items.len().div_ceil(per_page).max(1);
+        self.pages = pages;
         self.page = self.page.min(pages - 1);
         let first = self.page * per_page;
         let shown = first..(first + per_page).min(menu.items.len());
         self.targets = (0..self.words.len()).map(Target::Word).collect();
         self.targets.extend(shown.clone().map(Target::Item));
+        // The navigation row keeps every target in one place on every page
+        // of a menu: Previous and More are both there whenever the menu has
+        // more than one page (paging goes round). It used to show More
+        // alone on the first page, where later pages had Previous, and
+        // Back on the last: resting on one spot to page on went back, then
+        // home, then closed the menu.
         let mut nav = Vec::new();
-        if self.page > 0 {
-            nav.push(Target::Previous);
-        }
-        if self.page + 1 < pages {
-            nav.push(Target::More);
+        if pages > 1 {
+            nav.extend([Target::Previous, Target::More]);
         }
         if self.entry.is_some() {
             // Writing into the editor: Back only within the keyboard's own
