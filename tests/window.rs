@@ -411,3 +411,27 @@ fn a_pointer_resting_where_calibrate_reappears_does_not_start_the_wizard_again()
     h.run_steps(40);
     assert!(h.query_by_label_contains("blink naturally").is_none(), "the wizard started again under the resting pointer");
 }
+
+/// A label that changes never moves another control: the Quit confirmation
+/// jumped to the next row, so the confirming rest hit nothing, and "Start at
+/// login" moved Quit again. Every control is at least 64 pixels tall at the
+/// default zoom (1.5).
+#[test]
+fn controls_keep_their_places_when_a_label_changes_and_are_large() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    h.run_steps(2);
+    let quit = h.get_by_label("Quit Facemouse").rect();
+    let login = h.get_by_label("Start at login: off").rect();
+    rest_on(&mut h, "Quit Facemouse", 12);
+    let confirm = h.get_by_label("Quit: select again to confirm").rect();
+    assert_eq!(confirm, quit, "the confirmation is where Quit was");
+    rest_on(&mut h, "Start at login: off", 12);
+    assert_eq!(h.get_by_label("Start at login: on").rect(), login);
+    assert_eq!(h.get_by_label("Quit: select again to confirm").rect(), quit, "Start at login moved nothing");
+    for node in h.get_all_by_role(egui::accesskit::Role::Button) {
+        let r = node.rect();
+        assert!(r.height() * 1.5 >= 64.0, "{:?} is {} pixels tall at zoom 1.5", node.value(), r.height() * 1.5);
+    }
+}

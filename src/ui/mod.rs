@@ -381,7 +381,11 @@ const MAIN_SCAN_COLUMNS: usize = 4;
 fn dwell_button(ui: &mut egui::Ui, text: RichText, c: &mut Controls<'_>, dwell_ms: f64) -> bool {
     let i = c.next;
     c.next += 1;
-    let r = ui.add(style::target_button(ui, text, c.lit.contains(&i)));
+    // Every control the same size, a long label wrapped inside it: a label
+    // that changes ("Quit: select again to confirm", "Start at login: on")
+    // never moves another control (the confirming rest hit nothing), and
+    // each is at least 64 pixels tall at the default zoom.
+    let r = ui.add_sized(MAIN_TARGET, style::target_button(ui, text, c.lit.contains(&i)).wrap_mode(egui::TextWrapMode::Wrap));
     c.act.target(ui, &r, dwell_ms) || c.chosen == Some(i)
 }
 
@@ -392,6 +396,9 @@ fn pose_line(p: Option<&crate::pose::Pose>) -> String {
         None => "Head pose: – (while tracking, with the pose model)".into(),
     }
 }
+
+/// The main window's controls' size (points): 78 pixels tall at the default zoom of 1.5.
+const MAIN_TARGET: [f32; 2] = [200.0, 52.0];
 
 /// The most notes (warnings) the status area shows, one line each.
 const MAX_NOTES: usize = 2;
@@ -566,7 +573,7 @@ impl FacemouseApp {
         let mut hover = Controls { act: &mut act, next: 0, lit, chosen };
         egui::Panel::bottom("controls").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
-                let big = |s: &str| RichText::new(s).size(22.0);
+                let big = |s: &str| RichText::new(s).size(20.0);
                 if dwell_button(ui, big(if snap.paused { "Start" } else { "Pause" }), &mut hover, dwell_ms) {
                     self.send(Intent::SetPaused(!snap.paused));
                 }
