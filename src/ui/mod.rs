@@ -571,7 +571,7 @@ impl FacemouseApp {
         let tool_lit = (lit.start >= first_tool && !lit.is_empty()).then(|| lit.start - first_tool..lit.end - first_tool);
         self.toolbar.scan = (tool_lit, chosen.and_then(|i| i.checked_sub(first_tool)));
         let mut hover = Controls { act: &mut act, next: 0, lit, chosen };
-        egui::Panel::bottom("controls").show(ui, |ui| {
+        egui::Panel::bottom("controls").resizable(false).show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(20.0);
                 if dwell_button(ui, big(if snap.paused { "Start" } else { "Pause" }), &mut hover, dwell_ms) {
@@ -683,6 +683,10 @@ impl FacemouseApp {
                         self.status_message = "Select \"Quit\" again to close Facemouse".into();
                     }
                 }
+            });
+            // The figures under the controls, on a line of their own (in the
+            // controls' flow, a wrapped line fell off the window's bottom).
+            ui.horizontal_wrapped(|ui| {
                 ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.record.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
                 ui.label(pose_line(snap.record.pose.as_ref()));
             });
