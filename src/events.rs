@@ -30,6 +30,9 @@ pub enum Event {
     ScrollStart,
     /// ... and ended (a dwell, the switch, a rest at its anchor, a pause or a loss).
     ScrollEnd,
+    /// A press of the switch did nothing: too soon after the last action,
+    /// in the start-up grace, or past the click rate (the window says so).
+    SwitchIgnored,
 }
 
 impl Event {
@@ -40,7 +43,7 @@ impl Event {
     }
 
     /// Every event, in the order of `docs/trace.md`.
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 21] = [
         Self::Blink,
         Self::LongBlink,
         Self::WinkLeft,
@@ -61,6 +64,7 @@ impl Event {
         Self::NextMonitor,
         Self::ScrollStart,
         Self::ScrollEnd,
+        Self::SwitchIgnored,
     ];
 }
 
@@ -115,7 +119,7 @@ mod tests {
             [
                 "blink", "long_blink", "wink_left", "wink_right", "brow_raise", "dwell", "click_left", "click_right",
                 "click_middle", "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost", "open_menu",
-                "next_monitor", "scroll_start", "scroll_end"
+                "next_monitor", "scroll_start", "scroll_end", "switch_ignored"
             ]
         );
     }

@@ -435,3 +435,15 @@ fn controls_keep_their_places_when_a_label_changes_and_are_large() {
         assert!(r.height() * 1.5 >= 64.0, "{:?} is {} pixels tall at zoom 1.5", node.value(), r.height() * 1.5);
     }
 }
+
+/// A switch press that does nothing (too soon after the last) says so.
+#[test]
+fn an_ignored_switch_press_is_shown() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let (mut h, snap) = window_with_events(tmp.path(), access);
+    h.run_steps(2);
+    snap.lock().expect("snapshot").events.push_back((1, facemouse::events::Event::SwitchIgnored));
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Switch press ignored").is_some(), "the window says why nothing came");
+}

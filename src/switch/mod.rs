@@ -300,7 +300,12 @@ impl SwitchDecider {
             return;
         }
         let action = self.s.external.clone();
-        if action == Action::None || !self.allowed_when(&action, t_ms, false) {
+        if action == Action::None {
+            return;
+        }
+        if !self.allowed_when(&action, t_ms, false) {
+            // Not without a sign: the user pressed, and should know why nothing came.
+            events.push(Event::SwitchIgnored);
             return;
         }
         self.perform(&action, pointer, t_ms, commands, events, intents);
@@ -751,6 +756,18 @@ mod tests {
         t += 33.3;
         d.decide(&tracked(), [900.0, 300.0], false, t, &mut c, &mut e);
         assert_eq!(c, vec![Command::MoveTo { x: 900.0, y: 300.0 }], "the pointer moves again");
+    }
+
+    /// A second press within the cooldown was dropped without a sign.
+    #[test]
+    fn a_press_too_soon_is_ignored_with_a_sign() {
+        let mut r = Run::new(SwitchSettings::default());
+        r.frames(90, &tracked());
+        let mut intents = Intents::default();
+        r.d.external_press([100.0, 100.0], r.t, &mut r.commands, &mut r.events, &mut intents);
+        r.d.external_press([100.0, 100.0], r.t + 200.0, &mut r.commands, &mut r.events, &mut intents);
+        assert_eq!(r.presses(), 1);
+        assert_eq!(r.events.last(), Some(&Event::SwitchIgnored), "{:?}", r.events);
     }
 
     #[test]

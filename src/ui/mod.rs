@@ -461,6 +461,10 @@ impl FacemouseApp {
             if e.is_click() && self.settings().ui.click_sound {
                 play_click();
             }
+            if e == Event::SwitchIgnored {
+                let ms = self.settings().switch.cooldown_ms;
+                self.status_message = format!("Switch press ignored: within {ms:.0} ms of the last action, or before clicks begin");
+            }
             if !snap.driving {
                 continue;
             }
