@@ -636,3 +636,47 @@ fn the_users_window_keeps_the_focus_across_ten_restarts() {
     let _ = wm.wait();
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// With the menu docked and the click toolbar shown, other windows are told
+/// to keep out of their strips (`_NET_WM_STRUT_PARTIAL`): the window
+/// manager's work area shrinks by them. The bottom dock covered every
+/// control of the main window, and the toolbar the left 240 px of
+/// applications, with nothing making room for them.
+#[test]
+fn the_docked_menu_and_the_toolbar_keep_other_windows_out_of_their_strips() {
+    let Some(x) = xvfb() else { return };
+    let Some(mut wm) = common::openbox(&x) else { return };
+    let workarea = || -> Option<Vec<u32>> {
+        let out = Command::new("xprop").env("DISPLAY", &x.display).args(["-root", "_NET_WORKAREA"]).output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        Some(text.split('=').nth(1)?.split(',').take(4).filter_map(|v| v.trim().parse().ok()).collect())
+    };
+    let Some(before) = workarea().filter(|w| w.len() == 4) else {
+        let _ = wm.kill();
+        eprintln!("skipped: xprop or the window manager's work area is not available");
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, "[ui]\nclick_toolbar = true\nmenu_dock = \"bottom\"\n");
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let mut fm = facemouse(&x, &config).arg("--source").arg(&clip).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+    let started = Instant::now();
+    let mut after = before.clone();
+    while started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(250));
+        if let Some(w) = workarea().filter(|w| w.len() == 4) {
+            after = w;
+            if after[2] < before[2] && after[3] < before[3] {
+                break;
+            }
+        }
+    }
+    let _ = fm.kill();
+    let _ = fm.wait();
+    let _ = wm.kill();
+    let _ = wm.wait();
+    assert_eq!(before, vec![0, 0, 1280, 800], "the whole screen before");
+    assert!(after[3] < before[3] - 100, "the bottom dock's strip is kept free: {after:?}");
+    assert!(after[2] < before[2] - 100, "the toolbar's column is kept free: {after:?}");
+}

@@ -74,6 +74,8 @@ impl Toolbar {
             super::x11::set_takes_focus(TOOLBAR_TITLE, false);
             self.act.appeared();
             self.hinted = true;
+            // Applications keep out of the toolbar's column.
+            super::x11::reserve_edge(TOOLBAR_TITLE);
         }
         let mut builder = egui::ViewportBuilder::default()
             .with_title(TOOLBAR_TITLE)

@@ -135,6 +135,9 @@ pub struct FacemouseApp {
     /// Whether the menu window was last set to take the focus (while
     /// editing); `None` until the menu window is made.
     menu_focus: Option<bool>,
+    /// The edge the menu window's strip was reserved at (see
+    /// [`x11::reserve_edge`]), while it is open.
+    menu_strut: Option<crate::settings::Dock>,
     /// Where the menu window was last seen (desktop pixels).
     menu_area: Option<crate::settings::ScreenArea>,
     /// Dwell clicking in other applications: the click-type toolbar and
@@ -201,6 +204,7 @@ impl FacemouseApp {
             access,
             drive_lock,
             menu_focus: None,
+            menu_strut: None,
             menu_area: None,
             toolbar: desktop_dwell::Toolbar::default(),
             ring: None,
@@ -709,6 +713,7 @@ impl FacemouseApp {
         } else {
             // A menu window opened again is a new window: its hint is set again.
             self.menu_focus = None;
+            self.menu_strut = None;
             self.menu_area = None;
         }
         self.desktop_dwell(&ctx, &snap, desktop_dwell::outer_area(&ctx));
@@ -793,6 +798,14 @@ impl FacemouseApp {
         if self.menu_focus.is_none() {
             // A new window on the desktop, perhaps under the resting pointer.
             self.menu.appeared();
+        }
+        // Other windows keep out of the docked menu's strip (it covered the
+        // main window's controls and the text being typed into); asked again
+        // when the menu docks to another edge.
+        let dock = self.profile.settings.ui.menu_dock;
+        if self.menu_strut != Some(dock) {
+            x11::reserve_edge(MENU_TITLE);
+            self.menu_strut = Some(dock);
         }
         if self.menu_focus != Some(want_focus) {
             x11::set_takes_focus(MENU_TITLE, want_focus);

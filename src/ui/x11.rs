@@ -59,6 +59,94 @@ pub fn set_takes_focus(title: &'static str, takes: bool) {
     let _ = (title, takes);
 }
 
+/// Asks the window manager, on a thread of its own, to keep other windows
+/// out of the strip our window titled `title` takes along a screen edge
+/// (`_NET_WM_STRUT_PARTIAL`): a docked menu or the click toolbar then no
+/// longer covers the work, and maximized windows (our main window among
+/// them) end where it begins. A window that lies along no edge, or across
+/// less than half of it, reserves nothing. It waits for the window's place
+/// to settle (up to three seconds); without an X11 display it does nothing.
+pub fn reserve_edge(title: &'static str) {
+    #[cfg(target_os = "linux")]
+    {
+        let Some((conn, screen)) = connect() else { return };
+        let spawned = std::thread::Builder::new().name("strut".into()).spawn(move || {
+            let mut last = None;
+            for _ in 0..15 {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                match place(&conn, screen, title) {
+                    Ok(Some(p)) if last == Some(p) => {
+                        if let Err(e) = set_strut(&conn, screen, p) {
+                            tracing::debug!("cannot reserve the edge of {title}: {e}");
+                        }
+                        return;
+                    }
+                    Ok(p) => last = p,
+                    Err(e) => {
+                        tracing::debug!("cannot find {title} to reserve its edge: {e}");
+                        return;
+                    }
+                }
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start the strut thread: {e}");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = title;
+}
+
+/// Our window's client and its frame's place on the screen (x, y, width, height).
+#[cfg(target_os = "linux")]
+fn place(conn: &x11rb::rust_connection::RustConnection, screen: usize, title: &str) -> Result<Option<(u32, [i32; 4])>, Box<dyn std::error::Error>> {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::ConnectionExt;
+    let Some(&(frame, client)) = ours(conn, screen, title)?.first() else { return Ok(None) };
+    let g = conn.get_geometry(frame)?.reply()?;
+    let root = conn.setup().roots[screen].root;
+    let at = conn.translate_coordinates(frame, root, 0, 0)?.reply()?;
+    Ok(Some((client, [i32::from(at.dst_x), i32::from(at.dst_y), i32::from(g.width) + 2 * i32::from(g.border_width), i32::from(g.height) + 2 * i32::from(g.border_width)])))
+}
+
+/// The strut (`_NET_WM_STRUT_PARTIAL`'s twelve numbers) of a window at
+/// `[x, y, w, h]` on a screen of `sw`×`sh`: along the edge it lies on,
+/// across at least half of it; `None` for a window along no edge.
+#[must_use]
+pub fn strut_for(r: [i32; 4], sw: i32, sh: i32) -> Option<[u32; 12]> {
+    const NEAR: i32 = 4;
+    let [x, y, w, h] = r;
+    let u = |v: i32| u32::try_from(v.max(0)).unwrap_or(0);
+    let mut s = [0u32; 12];
+    if y + h >= sh - NEAR && 2 * w >= sw && y > sh / 3 {
+        (s[3], s[10], s[11]) = (u(sh - y), u(x), u(x + w - 1));
+    } else if y <= NEAR && 2 * w >= sw && y + h < 2 * sh / 3 {
+        (s[2], s[8], s[9]) = (u(y + h), u(x), u(x + w - 1));
+    } else if x + w >= sw - NEAR && 2 * h >= sh && x > sw / 3 {
+        (s[1], s[6], s[7]) = (u(sw - x), u(y), u(y + h - 1));
+    } else if x <= NEAR && 2 * h >= sh && x + w < 2 * sw / 3 {
+        (s[0], s[4], s[5]) = (u(x + w), u(y), u(y + h - 1));
+    } else {
+        return None;
+    }
+    Some(s)
+}
+
+#[cfg(target_os = "linux")]
+fn set_strut(conn: &x11rb::rust_connection::RustConnection, screen: usize, (client, r): (u32, [i32; 4])) -> Result<(), Box<dyn std::error::Error>> {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, PropMode};
+    use x11rb::wrapper::ConnectionExt as _;
+    let root = &conn.setup().roots[screen];
+    let Some(strut) = strut_for(r, i32::from(root.width_in_pixels), i32::from(root.height_in_pixels)) else { return Ok(()) };
+    let partial = conn.intern_atom(false, b"_NET_WM_STRUT_PARTIAL")?.reply()?.atom;
+    let plain = conn.intern_atom(false, b"_NET_WM_STRUT")?.reply()?.atom;
+    conn.change_property32(PropMode::REPLACE, client, partial, AtomEnum::CARDINAL, &strut)?;
+    conn.change_property32(PropMode::REPLACE, client, plain, AtomEnum::CARDINAL, &strut[..4])?;
+    conn.flush()?;
+    Ok(())
+}
+
 /// Whether our window titled `title` is on screen, asked of the X server
 /// (egui is not told when a window manager minimizes a window on X11). The
 /// window's id is looked up once; an answer is kept for half a second.
@@ -181,4 +269,26 @@ fn apply(conn: &x11rb::rust_connection::RustConnection, screen: usize, title: &s
     }
     conn.flush()?;
     Ok(!found.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strut_for;
+
+    #[test]
+    fn a_window_along_an_edge_reserves_that_strip_and_a_floating_one_nothing() {
+        // A menu docked at the bottom of 1920×1080, 300 high.
+        let s = strut_for([0, 780, 1920, 300], 1920, 1080).expect("bottom");
+        assert_eq!((s[3], s[10], s[11]), (300, 0, 1919));
+        assert_eq!(s.iter().filter(|v| **v != 0).count(), 2, "only the bottom: {s:?}");
+        // The click toolbar: a column at the right edge, most of the height.
+        let s = strut_for([1760, 0, 160, 700], 1920, 1080).expect("right");
+        assert_eq!((s[1], s[6], s[7]), (160, 0, 699));
+        // Docked left and top.
+        assert_eq!(strut_for([0, 0, 500, 1080], 1920, 1080).map(|s| s[0]), Some(500));
+        assert_eq!(strut_for([0, 0, 1920, 260], 1920, 1080).map(|s| s[2]), Some(260));
+        // A window in the middle, or a maximized one, reserves nothing.
+        assert!(strut_for([600, 300, 760, 600], 1920, 1080).is_none());
+        assert!(strut_for([0, 0, 1920, 1080], 1920, 1080).is_none());
+    }
 }
