@@ -680,3 +680,36 @@ fn the_docked_menu_and_the_toolbar_keep_other_windows_out_of_their_strips() {
     assert!(after[3] < before[3] - 100, "the bottom dock's strip is kept free: {after:?}");
     assert!(after[2] < before[2] - 100, "the toolbar's column is kept free: {after:?}");
 }
+
+/// The calibration wizard's targets reach the screen's edges: the window
+/// covers the whole screen while it runs (its targets covered only the
+/// window, 1280×800 of a larger screen, and not its edges).
+#[test]
+fn the_calibration_wizard_covers_the_whole_screen() {
+    let Some(x) = xvfb_with("1600x900x24") else { return };
+    let Some(mut wm) = common::openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let mut fm = facemouse(&x, &tmp.path().join("config")).arg("--source").arg(&clip).arg("--calibrate").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+    let started = Instant::now();
+    let mut geometry = String::new();
+    while started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(300));
+        let Some(id) = xdotool(&x, &["search", "--name", "^Facemouse$"]).and_then(|w| w.lines().next().map(str::to_string)) else { continue };
+        geometry = xdotool(&x, &["getwindowgeometry", "--shell", &id]).unwrap_or_default();
+        if geometry.contains("WIDTH=1600") && geometry.contains("HEIGHT=900") && geometry.contains("X=0") && geometry.contains("Y=0") {
+            break;
+        }
+    }
+    let _ = fm.kill();
+    let _ = fm.wait();
+    let _ = wm.kill();
+    let _ = wm.wait();
+    if geometry.is_empty() {
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return;
+    }
+    for want in ["X=0", "Y=0", "WIDTH=1600", "HEIGHT=900"] {
+        assert!(geometry.lines().any(|l| l == want), "{want} while calibrating: {geometry}");
+    }
+}

@@ -138,6 +138,8 @@ pub struct FacemouseApp {
     /// The edge the menu window's strip was reserved at (see
     /// [`x11::reserve_edge`]), while it is open.
     menu_strut: Option<crate::settings::Dock>,
+    /// The window was made full-screen for the calibration wizard.
+    wizard_full_screen: bool,
     /// Where the menu window was last seen (desktop pixels).
     menu_area: Option<crate::settings::ScreenArea>,
     /// Dwell clicking in other applications: the click-type toolbar and
@@ -205,6 +207,7 @@ impl FacemouseApp {
             drive_lock,
             menu_focus: None,
             menu_strut: None,
+            wizard_full_screen: false,
             menu_area: None,
             toolbar: desktop_dwell::Toolbar::default(),
             ring: None,
@@ -875,6 +878,12 @@ impl FacemouseApp {
 
     fn wizard_ui(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         let Some(mut w) = self.wizard.take() else { return };
+        // The targets must reach the screen's edges, not the window's: the
+        // window covers the whole screen while the wizard runs.
+        if !self.wizard_full_screen {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Fullscreen(true));
+            self.wizard_full_screen = true;
+        }
         w.update(snap, ui.input(|i| i.time) * 1000.0);
         let dwell_ms = self.settings().pointer.dwell_ms;
         let scanning = self.settings().ui.scanning;
@@ -928,6 +937,8 @@ impl FacemouseApp {
             None => self.wizard = Some(w),
         }
         if ended {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Fullscreen(false));
+            self.wizard_full_screen = false;
             // The main window's controls come back: what lies under the
             // resting pointer ("Calibrate", often) waits for it to leave,
             // or the wizard started again a dwell later.
