@@ -244,16 +244,6 @@ pub fn check_output(path: &Path, folder: bool, inputs: &[&Path]) -> Result<(), O
     Ok(())
 }
 
-/// [`write_atomic`] for an output the user named: refused by
-/// [`check_output`] when it is a link, not a regular file, or an input.
-///
-/// # Errors
-/// The check fails (`InvalidInput`, with its message), or the write does.
-pub fn write_output(path: &Path, bytes: &[u8], inputs: &[&Path]) -> std::io::Result<()> {
-    check_output(path, false, inputs).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
-    write_atomic(path, bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,13 +317,12 @@ mod tests {
         check_output(&new, false, &[&input]).expect("a new file");
         std::fs::write(&new, "old").expect("write");
         check_output(&new, false, &[&input]).expect("a regular file");
-        write_output(&new, b"new", &[]).expect("written");
+        write_atomic(&new, b"new").expect("written");
         assert_eq!(std::fs::read_to_string(&new).expect("read"), "new");
         // A link, even to a harmless file, is refused and left alone.
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&new, &link).expect("link");
         assert!(matches!(check_output(&link, false, &[]), Err(OutputError::Link { .. })));
-        assert!(write_output(&link, b"x", &[]).is_err());
         assert_eq!(std::fs::read_to_string(&new).expect("read"), "new");
         assert!(std::fs::symlink_metadata(&link).expect("still a link").file_type().is_symlink());
         // A device is never replaced.

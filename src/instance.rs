@@ -32,7 +32,27 @@ pub struct InstanceLock {
 /// # Errors
 /// Another instance drives this display, or the folder cannot be written.
 pub fn acquire_driver() -> Result<InstanceLock, InstanceError> {
-    acquire_at(&driver_lock_path())
+    let path = driver_lock_path();
+    #[cfg(unix)]
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none_or(|d| d.is_empty())
+        && let Some(dir) = path.parent()
+    {
+        // The shared temporary folder: the lock's folder must be this
+        // user's own folder, not one (or a link) another user put there.
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+        let io = |source| InstanceError::Io { path: dir.to_path_buf(), source };
+        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io(e)),
+        }
+        let m = std::fs::symlink_metadata(dir).map_err(io)?;
+        let mine = std::fs::metadata("/proc/self").map_or(m.uid(), |s| s.uid());
+        if !m.is_dir() || m.uid() != mine {
+            return Err(io(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "it is not a folder of this user's (set XDG_RUNTIME_DIR)")));
+        }
+    }
+    acquire_at(&path)
 }
 
 /// Takes the lock file at `path`.

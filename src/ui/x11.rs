@@ -97,9 +97,12 @@ pub fn reserve_edge(title: &'static str) {
     let _ = title;
 }
 
-/// Our window's client and its frame's place on the screen (x, y, width, height).
+/// A window's client, and its frame's place on the screen (x, y, width, height).
+type Place = (u32, [i32; 4]);
+
+/// Our window's client and its frame's place on the screen.
 #[cfg(target_os = "linux")]
-fn place(conn: &x11rb::rust_connection::RustConnection, screen: usize, title: &str) -> Result<Option<(u32, [i32; 4])>, Box<dyn std::error::Error>> {
+fn place(conn: &x11rb::rust_connection::RustConnection, screen: usize, title: &str) -> Result<Option<Place>, Box<dyn std::error::Error>> {
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::ConnectionExt;
     let Some(&(frame, client)) = ours(conn, screen, title)?.first() else { return Ok(None) };
@@ -133,7 +136,7 @@ pub fn strut_for(r: [i32; 4], sw: i32, sh: i32) -> Option<[u32; 12]> {
 }
 
 #[cfg(target_os = "linux")]
-fn set_strut(conn: &x11rb::rust_connection::RustConnection, screen: usize, (client, r): (u32, [i32; 4])) -> Result<(), Box<dyn std::error::Error>> {
+fn set_strut(conn: &x11rb::rust_connection::RustConnection, screen: usize, (client, r): Place) -> Result<(), Box<dyn std::error::Error>> {
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, PropMode};
     use x11rb::wrapper::ConnectionExt as _;
