@@ -370,9 +370,10 @@ impl Vision {
                 let off = dist(face.le, le).max(dist(face.re, re)) / face.iod().max(1.0);
                 tr.drift_strikes = if off > DRIFT_MAX { tr.drift_strikes + 1 } else { 0 };
                 // Never while the eyes are closing or shut: templates taken
-                // then are of closed eyes, and open eyes then look shut for
-                // seconds (a long blink, a right click, in generated talking).
-                // The strikes stay, and the next answer restarts them.
+                // then are of closed eyes, and open eyes would then look shut
+                // for seconds, as the eye state's looks taken at a blink's
+                // start did (a long blink, a right click, in generated
+                // talking). The strikes stay, and the next answer restarts them.
                 let eyes_open = !out.eyes_closed && out.closure.0.max(out.closure.1) < EYE_REARM;
                 if tr.drift_strikes >= DRIFT_STRIKES && eyes_open {
                     tracing::debug!("vision: the trackers drifted {off:.2} eye distances from the face; starting them again");
