@@ -303,13 +303,15 @@ fn scanning_reaches_the_click_toolbar_after_the_main_windows_controls() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (mut h, press) = scanning_window(tmp.path(), "click_toolbar = true\n", false);
     assert!(h.query_by_label("• No click").is_some(), "the toolbar shows");
-    // The main window's controls are rows of four; the toolbar's first row
-    // comes after them (a row a second), and "Right click" is its second target.
+    // The main window's controls are scanned in their rows on screen; the
+    // toolbar's first row comes after them (a row a second), and "Right
+    // click" is its second target.
     let main = h.state().scanned_controls();
     assert!(main >= 10, "{main}");
+    let per_row = h.state().main_scan_columns();
     // (The scanner started with the UI's clock at 0; press mid-row.)
     let now = |h: &Harness<'static, FacemouseApp>| h.ctx.input(|i| i.time);
-    while now(&h) < main.div_ceil(4) as f64 + 0.5 {
+    while now(&h) < main.div_ceil(per_row) as f64 + 0.5 {
         h.step();
     }
     press(1);
@@ -446,4 +448,20 @@ fn an_ignored_switch_press_is_shown() {
     snap.lock().expect("snapshot").events.push_back((1, facemouse::events::Event::SwitchIgnored));
     h.run_steps(2);
     assert!(h.query_by_label_contains("Switch press ignored").is_some(), "the window says why nothing came");
+}
+
+/// The main window's scan groups are its rows on screen, at any window
+/// width: a group of four crossed the visual rows on a wider window.
+#[test]
+fn the_main_windows_scan_groups_are_its_rows_on_screen() {
+    for width in [853.0, 1280.0, 1920.0] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let access = instance::open_profile(tmp.path(), "default").expect("lock");
+        let (mut h, _) = build_noted(tmp.path(), access, false, false, Vec::new(), egui::vec2(width, 800.0));
+        h.run_steps(3);
+        let top = h.get_by_label("Pause").rect().top();
+        let on_first_row = h.get_all_by_role(egui::accesskit::Role::Button).filter(|n| (n.rect().top() - top).abs() < 1.0 && n.rect().height() > 40.0).count();
+        assert!(on_first_row >= 3, "{width}: {on_first_row} on the first row");
+        assert_eq!(h.state().main_scan_columns(), on_first_row, "{width} points wide");
+    }
 }

@@ -120,6 +120,8 @@ pub struct FacemouseApp {
     /// Scanning of the main window's controls (with the menu closed): the
     /// scanner, how many controls there were, and the one the switch selected.
     main_scanner: crate::menus::Scanner,
+    /// How many of the main window's controls fit a row on screen (the scan groups' size).
+    main_columns: usize,
     main_controls: usize,
     main_chosen: Option<usize>,
     /// Scanning: the switch was pressed during the calibration wizard (its Cancel).
@@ -217,6 +219,7 @@ impl FacemouseApp {
             login_grace: (login_grace_s > 0.0).then_some((login_grace_s, None)),
             external: None,
             main_scanner: crate::menus::Scanner::new(ui.scan_step_ms),
+            main_columns: MAIN_SCAN_COLUMNS,
             main_controls: 0,
             main_chosen: None,
             wizard_cancel: false,
@@ -343,6 +346,9 @@ struct Controls<'a> {
     lit: std::ops::Range<usize>,
     /// The control the switch selected by scanning.
     chosen: Option<usize>,
+    /// The first control's top, and how many controls share its row.
+    first_top: Option<f32>,
+    first_row: usize,
 }
 
 /// The clicks a dwell on the desktop can make, in the order the "Dwell
@@ -379,7 +385,8 @@ fn dwell_name(a: &crate::settings::Action) -> &'static str {
 /// "Quit Facemouse" waits this long (s) for its confirming second selection.
 const QUIT_CONFIRM_S: f64 = 8.0;
 
-/// The main window's controls are scanned this many to a row.
+/// The main window's controls are scanned this many to a group until the
+/// first frame shows how many fit a row.
 const MAIN_SCAN_COLUMNS: usize = 4;
 
 /// A button pressed by a click or by resting the pointer on it for the
@@ -393,6 +400,10 @@ fn dwell_button(ui: &mut egui::Ui, text: RichText, c: &mut Controls<'_>, dwell_m
     // never moves another control (the confirming rest hit nothing), and
     // each is at least 64 pixels tall at the default zoom.
     let r = ui.add_sized(MAIN_TARGET, style::target_button(ui, text, c.lit.contains(&i)).wrap_mode(egui::TextWrapMode::Wrap));
+    let top = *c.first_top.get_or_insert(r.rect.top());
+    if (r.rect.top() - top).abs() < 1.0 {
+        c.first_row += 1;
+    }
     c.act.target(ui, &r, dwell_ms) || c.chosen == Some(i)
 }
 
@@ -572,7 +583,9 @@ impl FacemouseApp {
         let toolbar_n = if self.settings().ui.click_toolbar { desktop_dwell::CHOICES.len() } else { 0 };
         if scan_main {
             self.main_scanner.step_ms = self.settings().ui.scan_step_ms;
-            let mut rows = crate::menus::Scanner::rows_of(self.main_controls, MAIN_SCAN_COLUMNS);
+            // As many to a scan group as to a row on screen (measured as
+            // they were drawn last): a group crossed the visual rows.
+            let mut rows = crate::menus::Scanner::rows_of(self.main_controls, self.main_columns);
             rows.extend(crate::menus::Scanner::rows_of(toolbar_n, desktop_dwell::SCAN_COLUMNS));
             self.main_scanner.tick(t * 1000.0, &rows);
         }
@@ -581,7 +594,7 @@ impl FacemouseApp {
         let first_tool = self.main_controls;
         let tool_lit = (lit.start >= first_tool && !lit.is_empty()).then(|| lit.start - first_tool..lit.end - first_tool);
         self.toolbar.scan = (tool_lit, chosen.and_then(|i| i.checked_sub(first_tool)));
-        let mut hover = Controls { act: &mut act, next: 0, lit, chosen };
+        let mut hover = Controls { act: &mut act, next: 0, lit, chosen, first_top: None, first_row: 0 };
         egui::Panel::bottom("controls").resizable(false).show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(20.0);
@@ -703,6 +716,7 @@ impl FacemouseApp {
             });
         });
         self.main_controls = hover.next;
+        self.main_columns = hover.first_row.max(1);
         self.controls = act;
         // With scanning on, the switch scans (the menu, or the main
         // window's controls) and clicks nothing on the desktop.
@@ -731,6 +745,13 @@ impl FacemouseApp {
 }
 
 impl FacemouseApp {
+    /// How many of the main window's controls the switch scans as one group:
+    /// as many as a row on screen holds.
+    #[must_use]
+    pub fn main_scan_columns(&self) -> usize {
+        self.main_columns
+    }
+
     /// Whether the user chose to quit (the window is closing).
     #[must_use]
     pub fn quitting(&self) -> bool {
