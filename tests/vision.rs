@@ -14,6 +14,14 @@ use facemouse::lab::synth::{self, FaceAsset, Generator, SynthConfig};
 use opencv::core::{Mat, Scalar};
 use opencv::prelude::*;
 
+/// Frame `i` of `generator`, its colour picture already in `frame`: its grey
+/// copy, number and time, as the capture thread gives them.
+fn stamp(frame: &mut Frame, generator: &Generator, i: usize) {
+    frame.update_gray().expect("gray");
+    frame.index = i as u64;
+    frame.t_ms = generator.t_ms(i);
+}
+
 fn asset() -> FaceAsset {
     FaceAsset::load(&synth::default_photo()).expect("the shipped photo")
 }
@@ -139,9 +147,7 @@ fn tracking_is_lost_without_a_face_and_recovers_by_itself() {
         if gone.contains(&i) {
             blank.copy_to(&mut frame.color).expect("copy");
         }
-        frame.update_gray().expect("gray");
-        frame.index = i as u64;
-        frame.t_ms = generator.t_ms(i);
+        stamp(&mut frame, &generator, i);
         let (rec, cmds) = p.tick(&frame, Instant::now());
         if rec.state != TrackState::Tracking {
             assert!(cmds.iter().all(|c| matches!(c, facemouse::output::Command::MoveTo { .. })), "frame {i}: no click unless tracking");
@@ -172,9 +178,7 @@ fn the_pipeline_runs_the_models_it_is_given_and_works_without_them() {
         let (mut tracked, mut posed) = (0, 0);
         for i in 0..cfg.frames() {
             generator.render(i, &mut frame.color).expect("render");
-            frame.update_gray().expect("gray");
-            frame.index = i as u64;
-            frame.t_ms = generator.t_ms(i);
+            stamp(&mut frame, &generator, i);
             let (rec, _) = p.tick(&frame, Instant::now());
             tracked += usize::from(rec.state == TrackState::Tracking);
             posed += usize::from(rec.pose.is_some());
@@ -231,9 +235,7 @@ fn frames_of_another_size_start_tracking_again() {
         } else {
             full.copy_to(&mut frame.color).expect("copy");
         }
-        frame.update_gray().expect("gray");
-        frame.index = i as u64;
-        frame.t_ms = generator.t_ms(i);
+        stamp(&mut frame, &generator, i);
         let (rec, cmds) = p.tick(&frame, Instant::now());
         if i == change {
             assert!(cmds.iter().all(|c| !matches!(c, facemouse::output::Command::Press(_) | facemouse::output::Command::Click(_))), "{cmds:?}");
@@ -262,9 +264,7 @@ fn covered_demo(area: facemouse::lab::synth::CoverArea, grey: f64, from: f64, to
     let mut out = Vec::new();
     for i in 0..cfg.frames() {
         generator.render(i, &mut frame.color).expect("render");
-        frame.update_gray().expect("gray");
-        frame.index = i as u64;
-        frame.t_ms = generator.t_ms(i);
+        stamp(&mut frame, &generator, i);
         let (rec, cmds) = p.tick(&frame, Instant::now());
         let acted = cmds.iter().any(|c| !matches!(c, facemouse::output::Command::MoveTo { .. } | facemouse::output::Command::Release(_) | facemouse::output::Command::ReleaseHeld));
         out.push((frame.t_ms, rec.state, rec.events.clone(), acted));
