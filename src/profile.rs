@@ -342,10 +342,13 @@ pub fn copy(root: &Path, from: &str, to: &str) -> Result<PathBuf, ProfileError> 
         }
     }
     for (from_file, to_file) in files {
-        match std::fs::read(&from_file) {
-            Ok(bytes) => crate::fs::write_atomic(&to_file, &bytes).map_err(|e| write(&to_file, e))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(read(&from_file, e)),
+        // Read as every profile file is (a pipe would hang the copy): a file
+        // that is not a regular one, or far too large, is not copied, and
+        // the copy runs on the defaults there, as the original does.
+        match crate::fs::read_regular(&from_file, crate::fs::PROFILE_FILE_LIMIT) {
+            Ok(Some(bytes)) => crate::fs::write_atomic(&to_file, &bytes).map_err(|e| write(&to_file, e))?,
+            Ok(None) | Err(crate::fs::ReadError::NotAFile { .. } | crate::fs::ReadError::TooLarge { .. }) => {}
+            Err(crate::fs::ReadError::Io { source, .. }) => return Err(read(&from_file, source)),
         }
     }
     Ok(dst)
@@ -769,5 +772,22 @@ mod tests {
         }
         let left: Vec<_> = std::fs::read_dir(dir.path().join("profiles")).expect("profiles").map(|e| e.expect("entry").file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("new")], "no temporary folder is left");
+    }
+
+    /// "New profile" copies the open one: a settings file that is a named
+    /// pipe would have hung the copy; it is left out, as it is unused.
+    #[cfg(unix)]
+    #[test]
+    fn a_profile_whose_settings_are_a_pipe_is_copied_without_hanging() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (p, _) = open_from(dir.path(), "pia").expect("open");
+        let settings = p.dir.join("settings.toml");
+        std::fs::remove_file(&settings).expect("remove");
+        if !std::process::Command::new("mkfifo").arg(&settings).status().is_ok_and(|s| s.success()) {
+            return;
+        }
+        let copy_dir = copy(dir.path(), "pia", "pia-2").expect("copied");
+        assert!(!copy_dir.join("settings.toml").exists(), "the pipe is not copied");
+        assert!(copy_dir.join("menus").join("main.toml").is_file(), "the menus are");
     }
 }
