@@ -59,6 +59,10 @@ pub struct BrowSwitch {
     released_at: Option<f64>,
     /// When the brows were last seen at rest.
     at_rest: Option<f64>,
+    /// Since the eyes last shut: the brows have not yet been seen at rest,
+    /// and one frame below `off` is not enough (see [`Self::eyes_shut`]);
+    /// holds the time of a first such frame.
+    rearming: Option<Option<f64>>,
     /// The last measured frame had left rest (past `off`) soon after being
     /// at rest, but not yet reached `on`: a raise may be beginning.
     leaving: bool,
@@ -98,7 +102,15 @@ impl BrowSwitch {
                 self.at_rest = Some(t_ms);
             }
         } else if lift < timing.off {
-            self.at_rest = Some(t_ms);
+            match self.rearming {
+                // The first frame at rest since the eyes shut: it may be the
+                // measure passing through on its way up as the lids reopen.
+                Some(None) => self.rearming = Some(Some(t_ms)),
+                _ => {
+                    self.rearming = None;
+                    self.at_rest = Some(t_ms);
+                }
+            }
             self.above_since = None;
         } else if warm && lift >= timing.on {
             let against_skull = skull_lift >= SKULL_LIFT_SHARE * timing.on;
@@ -112,6 +124,10 @@ impl BrowSwitch {
                 events.push(Event::BrowRaise);
             }
         }
+        if lift >= timing.off && self.rearming.is_some() {
+            // Rest seen for one frame only: not yet.
+            self.rearming = Some(None);
+        }
         // The rest level follows posture and distance, not raises.
         if self.raised_at.is_none() {
             self.rest.push(t_ms, d, BROW_WINDOW_MS);
@@ -121,9 +137,14 @@ impl BrowSwitch {
     }
 
     /// The eyes are shut: the brow measure moves with the lids, so a new
-    /// raise must be seen to start from rest once they reopen.
+    /// raise must be seen to start from rest once they reopen, and rest
+    /// must be seen on two measured frames in a row. As the lids reopen the
+    /// measure climbs back, and on its way it passes through the rest band:
+    /// one frame there, then a level a little above rest once the eyes are
+    /// open (p2 after a long squint, at 18 fps) was taken for a raise.
     pub fn eyes_shut(&mut self) {
         self.at_rest = None;
+        self.rearming = Some(None);
     }
 
     /// Whether the brows are raised now.
@@ -145,6 +166,7 @@ impl BrowSwitch {
         self.rest.clear();
         self.skull_rest.clear();
         (self.above_since, self.raised_at, self.released_at, self.at_rest) = (None, None, None, None);
+        self.rearming = None;
         self.leaving = false;
         self.last_lift = 0.0;
     }
@@ -251,8 +273,15 @@ impl Brows {
     /// camera may catch a blink only part way, as the lids reopen. The brow
     /// measure moved with the lids, and some people's brows rise with a
     /// blink: a raise must be seen to start from rest afterwards.
+    ///
+    /// A raise under way but not yet fired is dropped too: the measure rose
+    /// with the lids. At 10 fps, ZJU s16's brows rose with a blink that the
+    /// eye state saw only as the lids reopened, on the frame the raise would
+    /// have fired: a click on every blink.
     pub fn blinked(&mut self) {
         self.open.eyes_shut();
+        self.open.above_since = None;
+        self.open.leaving = false;
     }
 
     /// Whether the brows are raised now.
@@ -382,6 +411,60 @@ mod tests {
         assert!(ev.is_empty(), "{ev:?}");
         // A raise from rest afterwards counts.
         let (ev, _) = run_brows(&mut b, 20, 33.3, 3000.0, |i| if (3..15).contains(&i) { 0.42 } else { 0.34 });
+        assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    /// p2 after a long squint (18 fps): as the lids reopened, the measure
+    /// climbed back through the rest band in one frame and settled a little
+    /// above rest. One frame at rest after the eyes shut is not rest.
+    #[test]
+    fn after_the_eyes_shut_one_frame_passing_through_rest_is_not_rest() {
+        let dt = 56.0;
+        let shut = |b: &mut BrowSwitch, t0: f64| {
+            let mut ev = Vec::new();
+            for i in 0..5 {
+                b.eyes_shut();
+                b.update(None, t0 + f64::from(i) * dt, BROW, &mut ev);
+            }
+        };
+        let mut b = BrowSwitch::default();
+        run_brows(&mut b, 60, dt, 0.0, |_| 0.34);
+        shut(&mut b, 3400.0);
+        let (ev, _) = run_brows(&mut b, 12, dt, 3700.0, |i| if i == 0 { 0.35 } else { 0.39 });
+        assert!(ev.is_empty(), "one frame at rest, then the level the reopened lids leave: {ev:?}");
+        // Seen at rest on two frames, a raise counts.
+        let mut b = BrowSwitch::default();
+        run_brows(&mut b, 60, dt, 0.0, |_| 0.34);
+        shut(&mut b, 3400.0);
+        let (ev, _) = run_brows(&mut b, 12, dt, 3700.0, |i| if i < 2 { 0.345 } else { 0.39 });
+        assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    /// ZJU s16 at 10 fps: the brows rose with a blink that the eye state saw
+    /// only as the lids reopened, on the frame the raise would have fired.
+    #[test]
+    fn a_blink_drops_a_raise_under_way_that_has_not_fired() {
+        let dt = 100.0;
+        let open = |b: &mut Brows, d: f64, t: f64, ev: &mut Vec<Event>| b.update(Some(BrowHeight::both(d)), EyesNow::Open, (0.0, 0.0), t, BROW, ev);
+        let mut b = Brows::default();
+        let mut ev = Vec::new();
+        for i in 0..40 {
+            open(&mut b, 0.34, f64::from(i) * dt, &mut ev);
+        }
+        open(&mut b, 0.40, 4000.0, &mut ev);
+        b.blinked();
+        for i in 1..6 {
+            open(&mut b, 0.40, 4000.0 + f64::from(i) * dt, &mut ev);
+        }
+        assert!(ev.is_empty(), "{ev:?}");
+        // Without the blink, the same rise is a raise.
+        let mut b = Brows::default();
+        for i in 0..40 {
+            open(&mut b, 0.34, f64::from(i) * dt, &mut ev);
+        }
+        for i in 0..6 {
+            open(&mut b, 0.40, 4000.0 + f64::from(i) * dt, &mut ev);
+        }
         assert_eq!(ev, vec![Event::BrowRaise]);
     }
 
