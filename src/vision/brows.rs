@@ -40,6 +40,17 @@ pub struct BrowTiming {
     pub refractory_ms: f64,
 }
 
+/// Whether the brows' rest counts at once, or after the eyes shut must be seen twice.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Rearm {
+    #[default]
+    Armed,
+    /// The eyes shut: no frame at rest seen since ...
+    Waiting,
+    /// ... or one, the last measured one.
+    SeenOnce,
+}
+
 /// The eyebrow-raise switch (Eyebrow-Clicker): the eye–brow distance in
 /// inter-ocular distances against its rest level (the running median of the
 /// frames that are not raised), with hysteresis, a minimum duration and a
@@ -59,10 +70,9 @@ pub struct BrowSwitch {
     released_at: Option<f64>,
     /// When the brows were last seen at rest.
     at_rest: Option<f64>,
-    /// Since the eyes last shut: the brows have not yet been seen at rest,
-    /// and one frame below `off` is not enough (see [`Self::eyes_shut`]);
-    /// holds the time of a first such frame.
-    rearming: Option<Option<f64>>,
+    /// Whether rest must be seen on two frames in a row before it counts
+    /// (since the eyes last shut; see [`Self::eyes_shut`]).
+    rearm: Rearm,
     /// The last measured frame had left rest (past `off`) soon after being
     /// at rest, but not yet reached `on`: a raise may be beginning.
     leaving: bool,
@@ -102,14 +112,13 @@ impl BrowSwitch {
                 self.at_rest = Some(t_ms);
             }
         } else if lift < timing.off {
-            match self.rearming {
+            if self.rearm == Rearm::Waiting {
                 // The first frame at rest since the eyes shut: it may be the
                 // measure passing through on its way up as the lids reopen.
-                Some(None) => self.rearming = Some(Some(t_ms)),
-                _ => {
-                    self.rearming = None;
-                    self.at_rest = Some(t_ms);
-                }
+                self.rearm = Rearm::SeenOnce;
+            } else {
+                self.rearm = Rearm::Armed;
+                self.at_rest = Some(t_ms);
             }
             self.above_since = None;
         } else if warm && lift >= timing.on {
@@ -124,9 +133,9 @@ impl BrowSwitch {
                 events.push(Event::BrowRaise);
             }
         }
-        if lift >= timing.off && self.rearming.is_some() {
+        if lift >= timing.off && self.rearm == Rearm::SeenOnce {
             // Rest seen for one frame only: not yet.
-            self.rearming = Some(None);
+            self.rearm = Rearm::Waiting;
         }
         // The rest level follows posture and distance, not raises.
         if self.raised_at.is_none() {
@@ -144,7 +153,7 @@ impl BrowSwitch {
     /// open (p2 after a long squint, at 18 fps) was taken for a raise.
     pub fn eyes_shut(&mut self) {
         self.at_rest = None;
-        self.rearming = Some(None);
+        self.rearm = Rearm::Waiting;
     }
 
     /// Whether the brows are raised now.
@@ -166,7 +175,7 @@ impl BrowSwitch {
         self.rest.clear();
         self.skull_rest.clear();
         (self.above_since, self.raised_at, self.released_at, self.at_rest) = (None, None, None, None);
-        self.rearming = None;
+        self.rearm = Rearm::Armed;
         self.leaving = false;
         self.last_lift = 0.0;
     }
