@@ -33,6 +33,10 @@ pub enum Event {
     /// A press of the switch did nothing: too soon after the last action,
     /// in the start-up grace, or past the click rate (the window says so).
     SwitchIgnored,
+    /// Point scanning began (its line sweeps across) ...
+    PointScanStart,
+    /// ... and ended: with its click, or after its sweeps without a press, a pause or a press of Pause.
+    PointScanEnd,
 }
 
 impl Event {
@@ -43,7 +47,7 @@ impl Event {
     }
 
     /// Every event, in the order of `docs/trace.md`.
-    pub const ALL: [Self; 21] = [
+    pub const ALL: [Self; 23] = [
         Self::Blink,
         Self::LongBlink,
         Self::WinkLeft,
@@ -65,6 +69,8 @@ impl Event {
         Self::ScrollStart,
         Self::ScrollEnd,
         Self::SwitchIgnored,
+        Self::PointScanStart,
+        Self::PointScanEnd,
     ];
 }
 
@@ -119,7 +125,7 @@ mod tests {
             [
                 "blink", "long_blink", "wink_left", "wink_right", "brow_raise", "dwell", "click_left", "click_right",
                 "click_middle", "click_double", "drag_start", "drag_end", "pause", "resume", "init", "lost", "open_menu",
-                "next_monitor", "scroll_start", "scroll_end", "switch_ignored"
+                "next_monitor", "scroll_start", "scroll_end", "switch_ignored", "point_scan_start", "point_scan_end"
             ]
         );
     }

@@ -19,7 +19,7 @@
 //!
 //! Each item does exactly one thing: `submenu = "file stem"`, `launch = {
 //! program, args }` (run without a shell), `type = "text"`, `keys = "chord"`,
-//! `url = "…"`, or `action = "back" | "home" | "pause" | "close" | "next_monitor"`.
+//! `url = "…"`, or `action = "back" | "home" | "pause" | "close" | "next_monitor" | "point_scan"`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -81,6 +81,8 @@ pub enum MenuAction {
     Close,
     /// Move the pointer on to the next monitor.
     NextMonitor,
+    /// Start point scanning (the menu closes: the lines sweep the desktop).
+    PointScan,
 }
 
 /// A validated item.
@@ -142,7 +144,8 @@ impl ItemFile {
                 "pause" => MenuAction::Pause,
                 "close" => MenuAction::Close,
                 "next_monitor" => MenuAction::NextMonitor,
-                other => return Err(format!("unknown action {other:?} (use back, home, pause, close or next_monitor)")),
+                "point_scan" => MenuAction::PointScan,
+                other => return Err(format!("unknown action {other:?} (use back, home, pause, close, next_monitor or point_scan)")),
             });
         }
         match found.len() {
@@ -335,6 +338,7 @@ impl MenuAction {
             Self::Pause => it.action = Some("pause".into()),
             Self::Close => it.action = Some("close".into()),
             Self::NextMonitor => it.action = Some("next_monitor".into()),
+            Self::PointScan => it.action = Some("point_scan".into()),
         }
     }
 }
@@ -380,6 +384,7 @@ pub enum Outcome {
     Pause,
     Close,
     NextMonitor,
+    PointScan,
 }
 
 /// The navigation state: a stack of open menus.
@@ -470,6 +475,7 @@ impl Navigator {
             MenuAction::Pause => Outcome::Pause,
             MenuAction::Close => Outcome::Close,
             MenuAction::NextMonitor => Outcome::NextMonitor,
+            MenuAction::PointScan => Outcome::PointScan,
         })
     }
 
@@ -667,6 +673,8 @@ mod tests {
         assert!(n.open("system"));
         let next = n.current().items.iter().position(|i| i.action == MenuAction::NextMonitor).expect("a Next monitor item");
         assert_eq!(n.select(next), Some(Outcome::NextMonitor));
+        let scan = n.current().items.iter().position(|i| i.action == MenuAction::PointScan).expect("a Point scan item");
+        assert_eq!(n.select(scan), Some(Outcome::PointScan));
         let e = parse(Path::new("menus/x.toml"), "title = \"x\"\n[[items]]\nlabel = \"A\"\naction = \"next_screen\"\n").expect_err("unknown").to_string();
         assert!(e.contains("next_monitor"), "the message lists the actions: {e}");
     }

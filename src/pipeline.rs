@@ -33,6 +33,8 @@ pub struct Pipeline {
     pending_events: Vec<crate::events::Event>,
     /// Presses of the external switch since the last frame.
     external_presses: u32,
+    /// The window asked for point scanning since the last frame.
+    point_scan_asked: bool,
     /// The desktop dwell counting this frame (where, how far).
     dwell_ring: Option<(crate::events::Point, f64)>,
     /// The size of the frames seen so far: a frame of another size starts
@@ -50,13 +52,14 @@ impl Pipeline {
             vision: Vision::with_models(settings.vision.clone(), models.face_detector(), models.eye_confirmer()),
             pose: PoseEstimator::new(models.pose.clone()),
             pointer: PointerMapper::new(&settings.pointer),
-            switch: SwitchDecider::new(&settings.switch),
+            switch: new_switch(settings),
             intents: Intents::default(),
             obs: Observation::default(),
             commands: Vec::with_capacity(8),
             record: TraceRecord { events: Vec::with_capacity(8), ..TraceRecord::default() },
             pending_events: Vec::new(),
             external_presses: 0,
+            point_scan_asked: false,
             dwell_ring: None,
             frame_size: None,
         }
@@ -85,7 +88,7 @@ impl Pipeline {
         self.frame_size = None;
         self.vision.restart();
         let paused = self.switch.paused();
-        self.switch = SwitchDecider::new(&self.settings.switch);
+        self.switch = new_switch(&self.settings);
         let mut events = Vec::new();
         let mut ignored = Vec::new();
         self.switch.set_paused(paused, &mut ignored, &mut events);
@@ -95,6 +98,18 @@ impl Pipeline {
         self.intents = Intents { hold_pointer: paused, ..Intents::default() };
         self.pending_events.clear();
         commands
+    }
+
+    /// Point scanning starts (or, under way, ends) with the next frame (the window's "Point scan").
+    pub fn point_scan(&mut self) {
+        self.point_scan_asked = true;
+    }
+
+    /// The point scan's lines at the last frame (the vertical line's x,
+    /// and the horizontal one's y once the first has stopped), while one is under way.
+    #[must_use]
+    pub fn point_scan_lines(&self) -> Option<(f64, Option<f64>)> {
+        self.switch.point_scan_lines(self.record.t_ms)
     }
 
     /// The external switch was pressed: its action comes with the next frame.
@@ -155,6 +170,7 @@ impl Pipeline {
         }
         self.vision.set_settings(settings.vision.clone());
         self.switch.set_settings(&settings.switch);
+        self.switch.set_area(desktop_area(settings));
         self.settings = settings.clone();
     }
 
@@ -224,6 +240,9 @@ impl Pipeline {
         let tracked = self.obs.state == crate::events::TrackState::Tracking;
         // The ring goes round the pointer (which may wander within the dwell's radius).
         self.dwell_ring = pointer.dwelling.filter(|_| tracked && self.switch.dwell_acts(pointer.pos)).map(|(_, frac)| (pointer.pos, frac));
+        if std::mem::take(&mut self.point_scan_asked) {
+            self.switch.start_point_scan(frame.t_ms, &mut rec.events);
+        }
         for _ in 0..std::mem::take(&mut self.external_presses) {
             self.switch.external_press(pointer.pos, frame.t_ms, &mut self.commands, &mut rec.events, &mut self.intents);
         }
@@ -246,4 +265,17 @@ impl Pipeline {
         rec.proc_us = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX);
         (&self.record, &self.commands)
     }
+}
+
+/// The switch stage for `settings`, sweeping the desktop the pointer maps onto.
+fn new_switch(settings: &Settings) -> SwitchDecider {
+    let mut s = SwitchDecider::new(&settings.switch);
+    s.set_area(desktop_area(settings));
+    s
+}
+
+/// The desktop the pointer maps onto: left, top, width, height.
+fn desktop_area(settings: &Settings) -> [f64; 4] {
+    let p = &settings.pointer;
+    [f64::from(p.screen_x), f64::from(p.screen_y), f64::from(p.screen_width), f64::from(p.screen_height)]
 }

@@ -60,6 +60,8 @@ pub enum Intent {
     OwnAreas(Vec<crate::settings::ScreenArea>),
     /// The external switch (a key, a switch mouse button) was pressed.
     ExternalSwitch,
+    /// Start point scanning (or end the one under way): the window's "Point scan".
+    PointScan,
     /// No action for this many milliseconds from the next frame on (a
     /// start at login: the user settles in front of the camera).
     QuietFor(f64),
@@ -99,6 +101,9 @@ pub struct Tick<'a> {
     /// A desktop dwell counting: where the pointer is and how far the
     /// count has gone (0 to 1), for the ring round the pointer.
     pub dwell_ring: Option<(Point, f64)>,
+    /// Point scanning under way: the vertical line's x, and the horizontal
+    /// line's y once the first has stopped (desktop pixels).
+    pub point_scan: Option<(f64, Option<f64>)>,
 }
 
 /// Receives what a session does.
@@ -231,6 +236,7 @@ impl Session {
                         }
                         Intent::QuietFor(ms) => quiet = Some(ms),
                         Intent::ExternalSwitch => pipeline.press_external_switch(),
+                        Intent::PointScan => pipeline.point_scan(),
                         Intent::SwitchToScanner(on) => {
                             self.to_scanner = on;
                             pipeline.set_switch_to_scanner(on);
@@ -294,6 +300,7 @@ impl Session {
                             source: handle.name(),
                             driving: self.drive,
                             dwell_ring: pipeline.dwell_ring(),
+                            point_scan: pipeline.point_scan_lines(),
                         };
                         let done = observer.frame(&tick);
                         handle.slot().recycle(frame);

@@ -9,6 +9,8 @@
 //!   is typed or clicked.
 //! - With dwell clicking on, a rest on the test window shows the countdown
 //!   ring at the pointer (a window cut to a ring) and then clicks once.
+//! - Point scanning by the switch alone (a key): the lines sweep, each
+//!   press stops one, and the last clicks on the test window where they cross.
 
 mod common;
 
@@ -329,6 +331,101 @@ fn watch_for_ring(x: &Xvfb, until: Instant) -> Option<RingSeen> {
     None
 }
 
+/// Waits for our main window, then minimizes it (a window the window
+/// manager has not taken on yet is not minimized: asked again until the X
+/// server says it is unmapped). Its area, and whether it is minimized.
+fn minimize_ours(x: &Xvfb) -> (Option<(i32, i32, i32, i32)>, bool) {
+    let main = our_window(x, "Facemouse", Duration::from_secs(20));
+    let mut minimized = false;
+    if let Some(id) = xdotool(x, &["search", "--name", "^Facemouse$"]).and_then(|s| s.lines().next().map(str::to_string)) {
+        let (conn, _) = x11rb::connect(Some(&x.display)).expect("connect");
+        let win: u32 = id.parse().expect("a window id");
+        for _ in 0..20 {
+            let _ = xdotool(x, &["windowminimize", &id]);
+            std::thread::sleep(Duration::from_millis(150));
+            minimized = conn.get_window_attributes(win).ok().and_then(|c| c.reply().ok()).is_some_and(|a| a.map_state != x11rb::protocol::xproto::MapState::VIEWABLE);
+            if minimized {
+                break;
+            }
+        }
+    }
+    (main, minimized)
+}
+
+/// A line of point scanning, once shown: its window, and where it is
+/// (its centre across its thickness), polled until it is within `reach`
+/// of `target`, or `limit` passes. Returns the window and its centre then.
+fn line_near(x: &Xvfb, conn: &impl Connection, title: &str, vertical: bool, target: i32, reach: i32, limit: Instant) -> Option<(u32, i32)> {
+    use x11rb::protocol::xproto::MapState;
+    let mut id = None;
+    while Instant::now() < limit {
+        if id.is_none() {
+            id = xdotool(x, &["search", "--name", &format!("^{title}$")]).and_then(|s| s.lines().next().and_then(|l| l.parse::<u32>().ok()));
+        }
+        if let Some(w) = id {
+            let shown = conn.get_window_attributes(w).ok().and_then(|c| c.reply().ok()).is_some_and(|a| a.map_state == MapState::VIEWABLE);
+            if let (true, Some(g)) = (shown, conn.get_geometry(w).ok().and_then(|c| c.reply().ok())) {
+                let at = if vertical { i32::from(g.x) + i32::from(g.width) / 2 } else { i32::from(g.y) + i32::from(g.height) / 2 };
+                if (at - target).abs() <= reach {
+                    return Some((w, at));
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    None
+}
+
+/// Point scanning by the switch alone (F12 bound to it), as a switch user
+/// watches the lines: a press starts it, a press as the line across comes
+/// to the target stops it, a press as the line down comes there clicks,
+/// on the application under the lines (they take no clicks).
+#[test]
+fn a_point_scanning_click_lands_on_another_application_by_the_switch_alone() {
+    use x11rb::protocol::shape::{ConnectionExt as _, SK};
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(wm) = openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, &settings("[switch]\nexternal_key = \"f12\"\nexternal = \"point_scan\"\npoint_scan_sweep_ms = 4000\n"));
+    // A face that holds still: the switch needs no head motion.
+    let clip_dir = tmp.path().join("clip");
+    let seconds = clip(&clip_dir, 40_000.0, &[], 500.0);
+    let app = UserApp::open(&x.display, (0, 0), (1280, 800));
+    let log = tmp.path().join("facemouse.log");
+    let started = Instant::now();
+    let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, false);
+    let (main, minimized) = minimize_ours(&x);
+    std::thread::sleep(Duration::from_secs(3));
+    let (conn, _) = x11rb::connect(Some(&x.display)).expect("connect");
+    let target = (420, 330);
+    let _ = xdotool(&x, &["key", "F12"]);
+    let limit = Instant::now() + Duration::from_secs(12);
+    let across = line_near(&x, &conn, "Facemouse scan across", true, target.0, 12, limit);
+    let _ = xdotool(&x, &["key", "F12"]);
+    let down = across.and_then(|_| line_near(&x, &conn, "Facemouse scan down", false, target.1, 12, limit));
+    let _ = xdotool(&x, &["key", "F12"]);
+    let inputs: Vec<usize> = [across, down].iter().flatten().filter_map(|(w, _)| conn.shape_get_rectangles(*w, SK::INPUT).ok()?.reply().ok()).map(|r| r.rectangles.len()).collect();
+    std::thread::sleep(Duration::from_secs(2));
+    let pointer = xdotool(&x, &["getmouselocation", "--shell"]).unwrap_or_default();
+    stop(fm);
+    let (_, buttons) = app.finish();
+    let mut wm = wm;
+    let _ = wm.kill();
+    let _ = wm.wait();
+    let trace = || format!("log {}: {}", log.display(), std::fs::read_to_string(&log).unwrap_or_default());
+    assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
+    assert!(started.elapsed().as_secs_f64() < seconds, "the clip ran out before the test ended");
+    let ((_, lx), (_, ly)) = (across.unwrap_or_else(|| panic!("the line across never came near x {}: {}", target.0, trace())), down.unwrap_or_else(|| panic!("the line down never came near y {}: {}", target.1, trace())));
+    assert_eq!(inputs, vec![0, 0], "the lines take no clicks");
+    // One left click, where the lines crossed when pressed (a press reaches
+    // the scan with the next frame: a few pixels on at 320 px a second).
+    assert_eq!(buttons.len(), 1, "one click: {buttons:?}; {}", trace());
+    let (b, bx, by) = buttons[0];
+    assert_eq!(b, 1, "a left click (the dwell clicks nothing, so the scan's click is a left one)");
+    assert!((i32::from(bx) - lx).abs() <= 40 && (i32::from(by) - ly).abs() <= 40, "clicked at ({bx}, {by}), the lines were at ({lx}, {ly}); pointer {pointer}");
+}
+
 #[test]
 fn a_rest_on_another_application_shows_the_ring_at_the_pointer_then_clicks_once() {
     let Some(x) = xvfb_with_xdotool() else { return };
@@ -346,22 +443,7 @@ fn a_rest_on_another_application_shows_the_ring_at_the_pointer_then_clicks_once(
     let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, false);
     // Our main window is set aside (minimized), as a user who only clicks
     // in other applications would; a rest on it would be its own.
-    let main = our_window(&x, "Facemouse", Duration::from_secs(20));
-    // (A window the window manager has not taken on yet is not minimized:
-    // asked again until the X server says it is unmapped.)
-    let mut minimized = false;
-    if let Some(id) = xdotool(&x, &["search", "--name", "^Facemouse$"]).and_then(|s| s.lines().next().map(str::to_string)) {
-        let (conn, _) = x11rb::connect(Some(&x.display)).expect("connect");
-        let win: u32 = id.parse().expect("a window id");
-        for _ in 0..20 {
-            let _ = xdotool(&x, &["windowminimize", &id]);
-            std::thread::sleep(Duration::from_millis(150));
-            minimized = conn.get_window_attributes(win).ok().and_then(|c| c.reply().ok()).is_some_and(|a| a.map_state != x11rb::protocol::xproto::MapState::VIEWABLE);
-            if minimized {
-                break;
-            }
-        }
-    }
+    let (main, minimized) = minimize_ours(&x);
     // The rest on A: from 6.8 s to 9.3 s of the video.
     std::thread::sleep(Duration::from_secs_f64(6.8_f64 - started.elapsed().as_secs_f64()).max(Duration::ZERO));
     let ring = watch_for_ring(&x, started + Duration::from_secs_f64(9.3));

@@ -27,6 +27,9 @@ pub enum Action {
     Recenter,
     /// Move to the next monitor (absolute mapping covers it; the pointer jumps to its centre).
     NextMonitor,
+    /// Point scanning: a line sweeps across the screen, then down; each
+    /// press stops one, and the press after clicks where they cross.
+    PointScan,
     /// A key or chord, e.g. `{ key = "ctrl+c" }`.
     Key(Chord),
 }
@@ -66,6 +69,8 @@ pub struct SwitchSettings {
     pub external_button: u8,
     /// What the external switch does (in scanning, it selects).
     pub external: Action,
+    /// Point scanning: how long each line takes to cross the screen (ms).
+    pub point_scan_sweep_ms: f64,
 }
 
 impl SwitchSettings {
@@ -107,6 +112,7 @@ impl Default for SwitchSettings {
             external_button: 0,
             external: Action::ClickLeft,
             scroll_px_per_step: 40.0,
+            point_scan_sweep_ms: 8000.0,
         }
     }
 }
@@ -124,6 +130,7 @@ impl SwitchSettings {
         check((0.0..=10_000.0).contains(&w.cooldown_ms), "switch.cooldown_ms", "must be 0 to 10000 ms")?;
         check((1..=600).contains(&w.max_clicks_per_minute), "switch.max_clicks_per_minute", "must be 1 to 600")?;
         check((1.0..=1000.0).contains(&w.scroll_px_per_step), "switch.scroll_px_per_step", "must be 1 to 1000")?;
+        check((2000.0..=60_000.0).contains(&w.point_scan_sweep_ms), "switch.point_scan_sweep_ms", "must be 2000 to 60000 ms")?;
         let k = w.external_key.trim();
         if !k.is_empty() {
             match crate::command::Key::parse(k) {

@@ -16,6 +16,8 @@
 //! - a held button (drag) is released on pause, on loss, and on exit
 //!   (see [`crate::output::ReleaseGuard`] for exits, signals and panics).
 
+pub mod point_scan;
+
 use std::collections::VecDeque;
 
 use crate::events::{Event, Point, TrackState};
@@ -68,6 +70,11 @@ pub struct SwitchDecider {
     /// Facemouse's own windows: a dwell there is theirs (they fire their
     /// own targets), so the desktop dwell does nothing there.
     own_areas: Vec<ScreenArea>,
+    /// The desktop the pointer maps onto (left, top, width, height): what point scanning covers.
+    area: [f64; 4],
+    /// Point scanning under way, and when a press last acted on it.
+    point_scan: Option<point_scan::PointScan>,
+    point_scan_pressed: Option<f64>,
 }
 
 impl SwitchDecider {
@@ -88,6 +95,9 @@ impl SwitchDecider {
             scroll_rest_since: None,
             last_pos: None,
             to_scanner: false,
+            area: [0.0, 0.0, 1920.0, 1080.0],
+            point_scan: None,
+            point_scan_pressed: None,
             quiet_until: None,
             own_areas: Vec::new(),
         }
@@ -184,6 +194,9 @@ impl SwitchDecider {
             brow_trigger = tracking && !was_pause && t_ms - since < self.s.pause_raise_ms;
         }
 
+        if self.paused {
+            self.end_point_scan(events);
+        }
         if !self.paused && tracking {
             let mut triggers: Vec<Action> = Vec::new();
             if brow_trigger {
@@ -197,7 +210,8 @@ impl SwitchDecider {
                     _ => {}
                 }
             }
-            if dwell && self.dwell_acts(pointer) {
+            // While point scanning, the pointer is the scan's: no dwell.
+            if dwell && self.point_scan.is_none() && self.dwell_acts(pointer) {
                 events.push(Event::Dwell);
                 triggers.push(self.s.dwell.clone());
             }
@@ -206,14 +220,31 @@ impl SwitchDecider {
                     self.toggle_pause(commands, events);
                     continue;
                 }
+                // While point scanning, a gesture that clicks is a press of the scan.
+                if self.point_scan.is_some() && (action.clicks() || action == Action::PointScan) {
+                    self.point_scan_press(t_ms, commands, events, &mut intents);
+                    continue;
+                }
                 if action != Action::None && self.allowed(&action, t_ms) {
                     self.perform(&action, pointer, t_ms, commands, events, &mut intents);
                 }
             }
         }
 
+        if self.point_scan.as_ref().is_some_and(|p| p.expired(t_ms)) {
+            self.end_point_scan(events);
+        }
         if self.paused {
             intents.hold_pointer = true;
+        } else if let Some(scan) = &self.point_scan {
+            // The pointer shows the scan (with the face tracked or not: a
+            // switch user may have no face to track).
+            let p = scan.point(t_ms);
+            if self.last_pos != Some(p) {
+                commands.push(Command::MoveTo { x: p[0], y: p[1] });
+                self.last_pos = Some(p);
+            }
+            intents.pointer_to = Some(p);
         } else if let Some(anchor) = self.scroll_anchor {
             // Scroll mode: each frame, the pointer's displacement from where
             // scrolling began adds to the scroll; the pointer goes back there.
@@ -245,11 +276,76 @@ impl SwitchDecider {
                 self.end_scroll(events);
                 intents.pointer_to = None;
             }
-        } else if tracking && self.last_pos != Some(pointer) {
+        } else if tracking && intents.pointer_to.is_none() && self.last_pos != Some(pointer) {
             commands.push(Command::MoveTo { x: pointer[0], y: pointer[1] });
             self.last_pos = Some(pointer);
         }
         intents
+    }
+
+    /// Where point scanning sweeps: the desktop (left, top, width, height).
+    pub fn set_area(&mut self, area: [f64; 4]) {
+        self.area = area;
+    }
+
+    /// Starts point scanning (the window's "Point scan", or a gesture bound
+    /// to it); a second start while one is under way ends it.
+    pub fn start_point_scan(&mut self, t_ms: f64, events: &mut Vec<Event>) {
+        if self.point_scan.is_some() {
+            self.end_point_scan(events);
+            return;
+        }
+        if self.paused {
+            return;
+        }
+        if self.scroll_anchor.is_some() {
+            self.end_scroll(events);
+        }
+        self.point_scan = Some(point_scan::PointScan::new(self.area, self.s.point_scan_sweep_ms, t_ms));
+        self.point_scan_pressed = Some(t_ms);
+        events.push(Event::PointScanStart);
+    }
+
+    /// The point scan's lines at `t_ms` (the vertical line's x, and the
+    /// horizontal one's y once the first has stopped), while one is under way.
+    #[must_use]
+    pub fn point_scan_lines(&self, t_ms: f64) -> Option<(f64, Option<f64>)> {
+        self.point_scan.as_ref().map(|p| p.lines(t_ms))
+    }
+
+    fn end_point_scan(&mut self, events: &mut Vec<Event>) {
+        if self.point_scan.take().is_some() {
+            events.push(Event::PointScanEnd);
+        }
+    }
+
+    /// A press while point scanning: the first stops the vertical line, the
+    /// second clicks at the crossing, with the click the dwell makes (the
+    /// toolbar's choice), or a left click where the dwell makes none. A
+    /// press within the cooldown of the last one is ignored with a sign (a
+    /// tremor's double press must not click where the line was a moment before).
+    fn point_scan_press(&mut self, t_ms: f64, commands: &mut Vec<Command>, events: &mut Vec<Event>, intents: &mut Intents) {
+        if self.point_scan_pressed.is_some_and(|p| t_ms - p < self.s.cooldown_ms) {
+            events.push(Event::SwitchIgnored);
+            return;
+        }
+        let Some(scan) = self.point_scan.as_mut() else { return };
+        self.point_scan_pressed = Some(t_ms);
+        let point_scan::Press::Click(p) = scan.press(t_ms) else { return };
+        let click = if self.s.dwell.clicks() { self.s.dwell.clone() } else { Action::ClickLeft };
+        self.point_scan = None;
+        if self.allowed_when(&click, t_ms, false) {
+            // The pointer stays where it clicked.
+            self.last_pos = Some(p);
+            intents.pointer_to = Some(p);
+            // The click lands on the desktop even while the window's scanning menu takes the switch.
+            let to_scanner = std::mem::replace(&mut self.to_scanner, false);
+            self.perform(&click, p, t_ms, commands, events, intents);
+            self.to_scanner = to_scanner;
+        } else {
+            events.push(Event::SwitchIgnored);
+        }
+        events.push(Event::PointScanEnd);
     }
 
     /// Pauses or resumes on request (the window's button).
@@ -292,6 +388,11 @@ impl SwitchDecider {
         // back (the face's pause gesture may be what they cannot make).
         if self.paused {
             self.toggle_pause(commands, events);
+            return;
+        }
+        // While point scanning, the switch stops a line, then clicks.
+        if self.point_scan.is_some() {
+            self.point_scan_press(t_ms, commands, events, intents);
             return;
         }
         // While scrolling, the switch ends the scrolling, and does nothing else.
@@ -404,6 +505,7 @@ impl SwitchDecider {
                 commands.push(Command::OpenMenu);
                 events.push(Event::OpenMenu);
             }
+            Action::PointScan => self.start_point_scan(t_ms, events),
             Action::Recenter => intents.recenter = true,
             Action::NextMonitor => intents.next_monitor = true,
             Action::Key(chord) => commands.push(Command::Key(chord.clone())),
@@ -799,6 +901,65 @@ mod tests {
         r.t += 1500.0;
         r.d.external_press([100.0, 100.0], r.t, &mut r.commands, &mut r.events, &mut intents);
         assert_eq!(r.presses(), 1, "then the switch clicks again");
+    }
+
+    /// The switch alone, with no face at all: a press starts point
+    /// scanning, the next stops the line across, the next clicks at the
+    /// crossing with the dwell's click type, on the desktop even while the
+    /// window's scanning menu takes the switch.
+    #[test]
+    fn point_scanning_clicks_where_the_lines_cross_by_the_switch_alone() {
+        let s = SwitchSettings { external: Action::PointScan, dwell: Action::ClickRight, point_scan_sweep_ms: 4000.0, ..SwitchSettings::default() };
+        let mut r = Run::new(s);
+        r.d.set_area([0.0, 0.0, 1001.0, 401.0]);
+        r.d.set_to_scanner(true);
+        let nobody = Observation::default();
+        let mut intents = Intents::default();
+        r.d.external_press([5.0, 5.0], 0.0, &mut r.commands, &mut r.events, &mut intents);
+        assert_eq!(r.events, vec![Event::PointScanStart]);
+        r.frames(30, &nobody);
+        assert!(r.commands.iter().all(|c| matches!(c, Command::MoveTo { .. })), "the pointer shows the line: {:?}", r.commands);
+        let (x, y) = r.d.point_scan_lines(1000.0).expect("scanning");
+        assert!((x - 250.0).abs() < 1e-6 && y.is_none());
+        r.d.external_press([5.0, 5.0], 1000.0, &mut r.commands, &mut r.events, &mut intents);
+        assert_eq!(r.d.point_scan_lines(2000.0), Some((250.0, Some(100.0))));
+        // A press too soon after the last is ignored with a sign.
+        r.d.external_press([5.0, 5.0], 1200.0, &mut r.commands, &mut r.events, &mut intents);
+        assert_eq!(r.events.last(), Some(&Event::SwitchIgnored));
+        r.commands.clear();
+        r.d.external_press([5.0, 5.0], 3000.0, &mut r.commands, &mut r.events, &mut intents);
+        assert_eq!(r.commands, vec![Command::MoveTo { x: 250.0, y: 200.0 }, Command::Click(Button::Right)]);
+        assert_eq!(&r.events[r.events.len() - 2..], &[Event::ClickRight, Event::PointScanEnd]);
+        assert!(r.d.point_scan_lines(3000.0).is_none());
+    }
+
+    #[test]
+    fn point_scanning_ends_by_itself_and_on_pause_and_a_gesture_that_clicks_presses_it() {
+        let s = SwitchSettings { point_scan_sweep_ms: 2000.0, ..SwitchSettings::default() };
+        let mut r = Run::new(s.clone());
+        r.d.set_area([0.0, 0.0, 1000.0, 500.0]);
+        r.frames(90, &tracked());
+        r.d.start_point_scan(r.t, &mut r.events);
+        r.frames(125, &tracked());
+        assert!(r.d.point_scan_lines(r.t).is_none(), "two sweeps without a press end it");
+        assert_eq!(r.events.last(), Some(&Event::PointScanEnd));
+        assert_eq!(r.presses(), 0);
+        // A pause ends it too.
+        r.d.start_point_scan(r.t, &mut r.events);
+        r.d.set_paused(true, &mut r.commands, &mut r.events);
+        r.frames(1, &tracked());
+        assert!(r.d.point_scan_lines(r.t).is_none());
+        r.d.set_paused(false, &mut r.commands, &mut r.events);
+        // The brow raise (a left click) stops the line, then clicks at the crossing, not at the face's pointer.
+        r.d.start_point_scan(r.t, &mut r.events);
+        r.frames(20, &tracked());
+        r.raise(300.0);
+        assert!(r.d.point_scan_lines(r.t).is_some_and(|(_, y)| y.is_some()), "stopped across");
+        r.frames(20, &tracked());
+        r.commands.clear();
+        r.raise(300.0);
+        assert_eq!(r.presses(), 1, "{:?} {:?}", r.commands, r.events);
+        assert!(!r.commands.contains(&Command::MoveTo { x: 100.0, y: 100.0 }), "{:?}", r.commands);
     }
 
     #[test]

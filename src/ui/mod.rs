@@ -11,6 +11,7 @@ mod activate;
 mod calibration;
 mod desktop_dwell;
 mod ring;
+mod scan_lines;
 pub mod style;
 mod x11;
 pub mod menu_panel;
@@ -149,6 +150,9 @@ pub struct FacemouseApp {
     toolbar: desktop_dwell::Toolbar,
     /// The countdown ring's thread and the zoom it was made at, while the desktop dwell is on.
     ring: Option<(ring::Ring, f32)>,
+    /// Point scanning's lines and the zoom they were made at, and whether a scan is under way.
+    scan_lines: Option<(scan_lines::ScanLines, f32)>,
+    point_scanning: bool,
     /// Our windows' places as last sent to the session.
     own_areas_sent: Vec<crate::settings::ScreenArea>,
     /// Whether the main window is on screen, as the X server says.
@@ -213,6 +217,8 @@ impl FacemouseApp {
             menu_area: None,
             toolbar: desktop_dwell::Toolbar::default(),
             ring: None,
+            scan_lines: None,
+            point_scanning: false,
             own_areas_sent: Vec::new(),
             x_shown: x11::Shown::new(MAIN_TITLE),
             switch_to_scanner: false,
@@ -231,6 +237,7 @@ impl FacemouseApp {
             worker,
         };
         app.start_external_switch();
+        app.scan_lines = scan_lines::ScanLines::start(std::sync::Arc::clone(&app.snapshot), app.profile.settings.ui.zoom).map(|l| (l, app.profile.settings.ui.zoom));
         // The window appears where the pointer may be resting.
         app.controls.appeared();
         app
@@ -322,6 +329,11 @@ impl FacemouseApp {
             Outcome::Pause => self.send(Intent::SetPaused(true)),
             Outcome::Close => self.show_menu = false,
             Outcome::NextMonitor => self.send(Intent::NextMonitor),
+            Outcome::PointScan => {
+                // The menu gets out of the way of the lines and the click.
+                self.show_menu = false;
+                self.send(Intent::PointScan);
+            }
         }
     }
 }
@@ -483,7 +495,13 @@ impl FacemouseApp {
                 let ms = self.settings().switch.cooldown_ms;
                 self.status_message = format!("Switch press ignored: within {ms:.0} ms of the last action, or before clicks begin");
             }
-            if !snap.driving {
+            // Point scanning takes the switch: its presses and its click select nothing here.
+            match e {
+                Event::PointScanStart => self.point_scanning = true,
+                Event::PointScanEnd => self.point_scanning = false,
+                _ => {}
+            }
+            if !snap.driving || self.point_scanning {
                 continue;
             }
             if e == Event::OpenMenu {
@@ -608,6 +626,10 @@ impl FacemouseApp {
                     self.show_menu = !self.show_menu;
                     // The menu's window may open under the resting pointer.
                     self.menu.relayout(&ctx);
+                }
+                if dwell_button(ui, big(if snap.point_scan.is_some() { "Stop point scan" } else { "Point scan" }), &mut hover, dwell_ms) {
+                    // Lines sweep the screen; the switch (or a clicking gesture) stops each, then clicks.
+                    self.send(Intent::PointScan);
                 }
                 if dwell_button(ui, big("Calibrate"), &mut hover, dwell_ms) {
                     self.wizard = Some(Wizard::new(self.profile.settings.clone()));
@@ -787,6 +809,13 @@ impl FacemouseApp {
             }
         } else {
             self.toolbar.hidden();
+        }
+        // Point scanning's lines: their own thread, from the start (a
+        // minimized window gets no passes, and a switch user may start a
+        // scan with the window minimized); made again for another zoom.
+        let zoom = self.profile.settings.ui.zoom;
+        if self.scan_lines.as_ref().is_none_or(|(_, z)| (*z - zoom).abs() > f32::EPSILON) {
+            self.scan_lines = scan_lines::ScanLines::start(std::sync::Arc::clone(&self.snapshot), zoom).map(|l| (l, zoom));
         }
         let dwell_on = snap.driving && self.profile.settings.switch.dwell != crate::settings::Action::None;
         let zoom = self.profile.settings.ui.zoom;

@@ -166,7 +166,7 @@ fn run(
 
 /// The pixel of colour `rgb` (0xRRGGBB) in `colormap`.
 #[cfg(target_os = "linux")]
-fn pixel(conn: &x11rb::rust_connection::RustConnection, colormap: u32, rgb: u32) -> u32 {
+pub(super) fn pixel(conn: &x11rb::rust_connection::RustConnection, colormap: u32, rgb: u32) -> u32 {
     use x11rb::protocol::xproto::ConnectionExt;
     let c = |shift: u32| (((rgb >> shift) & 0xff) as u16) * 257;
     conn.alloc_color(colormap, c(16), c(8), c(0)).ok().and_then(|r| r.reply().ok()).map_or(rgb, |r| r.pixel)

@@ -110,6 +110,8 @@ pub struct Snapshot {
     pub driving: bool,
     /// A desktop dwell counting, far enough on to show its ring.
     pub dwell_ring: Option<DwellRing>,
+    /// Point scanning under way: its lines (see [`crate::session::Tick::point_scan`]).
+    pub point_scan: Option<(f64, Option<f64>)>,
 }
 
 /// The running worker; dropping it stops the thread and releases any held button.
@@ -243,8 +245,9 @@ impl Observer for Publisher {
         let ring = tick.dwell_ring.filter(|(_, f)| *f >= RING_FROM).map(|(at, frac)| DwellRing { at, frac, dwell_ms: tick.settings.pointer.dwell_ms, seen: now });
         let ring_changed = self.snapshot.lock().is_ok_and(|s| s.dwell_ring.is_some() != ring.is_some());
         // A click wakes the window at once (its sound, the scanning menu's
-        // select), and so does the dwell ring's coming or going.
-        let wake = tick.events.iter().any(|(_, e)| e.is_click() || *e == Event::OpenMenu) || ring_changed || self.due(now);
+        // select), and so do the dwell ring's coming or going and point
+        // scanning's (the window starts its lines, even while minimized).
+        let wake = tick.events.iter().any(|(_, e)| e.is_click() || matches!(e, Event::OpenMenu | Event::PointScanStart | Event::PointScanEnd)) || ring_changed || self.due(now);
         // A preview only for a repaint that shows it: none for the hidden window.
         let preview = if wake && self.visible.load(Ordering::Relaxed) { self.preview(tick.frame).map(Arc::new) } else { None };
         if let Ok(mut s) = self.snapshot.lock() {
@@ -273,6 +276,7 @@ impl Observer for Publisher {
             }
             s.displacement = tick.displacement;
             s.dwell_ring = ring;
+            s.point_scan = tick.point_scan;
         }
         if wake {
             self.wake();

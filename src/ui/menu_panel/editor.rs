@@ -20,7 +20,7 @@ use super::{MenuPanel, Target};
 use crate::menus::{Item, Launch, Menu, MenuAction, Outcome};
 
 /// What kind of action an edited item has, in the order `Does` steps through them.
-pub(super) const KINDS: [&str; 10] = ["submenu", "keys", "type", "url", "launch", "back", "home", "pause", "close", "next_monitor"];
+pub(super) const KINDS: [&str; 11] = ["submenu", "keys", "type", "url", "launch", "back", "home", "pause", "close", "next_monitor", "point_scan"];
 
 fn kind_of(a: &MenuAction) -> &'static str {
     match a {
@@ -34,6 +34,7 @@ fn kind_of(a: &MenuAction) -> &'static str {
         MenuAction::Pause => "pause",
         MenuAction::Close => "close",
         MenuAction::NextMonitor => "next_monitor",
+        MenuAction::PointScan => "point_scan",
     }
 }
 
@@ -68,6 +69,7 @@ fn make(kind: &str, value: &str) -> Result<MenuAction, String> {
         "pause" => MenuAction::Pause,
         "close" => MenuAction::Close,
         "next_monitor" => MenuAction::NextMonitor,
+        "point_scan" => MenuAction::PointScan,
         _ => MenuAction::Back,
     })
 }
