@@ -7,6 +7,9 @@
 //!   repeats;
 //! - after a change of layout (a submenu, a page, a zoom), whatever comes to
 //!   lie under the resting pointer is spent too, until the pointer leaves it.
+//!   It says so: a rest there is not ignored without a sign (a user rested
+//!   3.9 s on a new toolbar's target and nothing came), but the target
+//!   shows [`WAITING_HINT`] in its corner marks until the pointer leaves.
 //!
 //! Time is the UI's clock (`egui::InputState::time`), so tests can step it.
 
@@ -21,12 +24,17 @@ const DWELL_REPAINT: std::time::Duration = std::time::Duration::from_millis(100)
 /// it came to the pointer, the pointer did not go to it.
 const RESTING_RADIUS: f32 = 24.0;
 
-/// Which target the pointer rests on, since when, and whether it is spent.
+/// What a target that came under the resting pointer says while it waits.
+pub const WAITING_HINT: &str = "Move off, then back";
+
+/// Which target the pointer rests on, since when, and whether it is spent
+/// (`came`: because it came under the resting pointer, not because it fired).
 #[derive(Debug, Clone, Copy)]
 struct Rest {
     id: egui::Id,
     since: f64,
     spent: bool,
+    came: bool,
 }
 
 /// The activation state of one window.
@@ -81,17 +89,21 @@ impl Activator {
             Some(s) if s.id == r.id => s,
             _ => {
                 // A target that came under the resting pointer is spent.
-                let s = Rest { id: r.id, since: now, spent: self.relayout_at.is_some() };
+                let came = self.relayout_at.is_some();
+                let s = Rest { id: r.id, since: now, spent: came, came };
                 self.rest = Some(s);
                 s
             }
         };
         if rest.spent {
+            if rest.came {
+                waiting_sign(ui, r.rect);
+            }
             return false;
         }
         let frac = (now - rest.since) * 1000.0 / dwell_ms;
         if r.clicked() || frac >= 1.0 {
-            self.rest = Some(Rest { spent: true, ..rest });
+            self.rest = Some(Rest { spent: true, came: false, ..rest });
             return true;
         }
         let colour = super::style::Palette::of(ui).dwell;
@@ -112,9 +124,25 @@ impl Activator {
     pub fn relayout(&mut self, ctx: &egui::Context) {
         if let Some(s) = &mut self.rest {
             s.spent = true;
+            s.came = true;
         }
         self.relayout_at = on_desktop(ctx);
     }
+}
+
+/// The sign on a target that came under the resting pointer: corner marks
+/// in the dwell colour and [`WAITING_HINT`] along its bottom edge.
+fn waiting_sign(ui: &egui::Ui, rect: egui::Rect) {
+    let colour = super::style::Palette::of(ui).dwell;
+    let stroke = Stroke::new(3.0, colour);
+    let arm = (rect.width().min(rect.height()) * 0.25).max(6.0);
+    let p = ui.painter();
+    for (corner, dx, dy) in [(rect.left_top(), 1.0, 1.0), (rect.right_top(), -1.0, 1.0), (rect.left_bottom(), 1.0, -1.0), (rect.right_bottom(), -1.0, -1.0)] {
+        p.line_segment([corner, corner + egui::vec2(dx * arm, 0.0)], stroke);
+        p.line_segment([corner, corner + egui::vec2(0.0, dy * arm)], stroke);
+    }
+    let size = (rect.height() * 0.22).clamp(9.0, 16.0);
+    p.text(rect.center_bottom() - egui::vec2(0.0, 2.0), egui::Align2::CENTER_BOTTOM, WAITING_HINT, egui::FontId::proportional(size), ui.visuals().text_color());
 }
 
 /// Where the pointer is on the desktop (points), where the window's place
@@ -168,6 +196,34 @@ mod tests {
         // The pointer leaves and comes back: now it is meant.
         assert_eq!(fired_between(&ctx, &mut act, 9.0, 9.3, egui::pos2(600.0, 500.0), "b"), 0);
         assert_eq!(fired_between(&ctx, &mut act, 9.3, 11.0, at, "b"), 1);
+    }
+
+    /// Whether the pass at `t` with the pointer at `at` painted the waiting sign.
+    fn shows_waiting(ctx: &egui::Context, act: &mut Activator, t: f64, at: egui::Pos2) -> bool {
+        let input = egui::RawInput { time: Some(t), events: vec![egui::Event::PointerMoved(at)], ..Default::default() };
+        let out = ctx.run_ui(input, |ui| {
+            ui.push_id("a", |ui| {
+                let r = ui.add_sized([200.0, 100.0], egui::Button::new("target"));
+                act.target(ui, &r, 1000.0);
+            });
+        });
+        out.shapes.iter().any(|s| matches!(&s.shape, egui::Shape::Text(t) if t.galley.text() == WAITING_HINT))
+    }
+
+    /// A rest on a target that came under the pointer does not fire, but
+    /// it is not ignored without a sign: the target says to move off and back.
+    #[test]
+    fn a_target_that_came_under_the_resting_pointer_says_so_until_the_pointer_leaves() {
+        let ctx = egui::Context::default();
+        let mut act = Activator::default();
+        let at = egui::pos2(60.0, 40.0);
+        assert!(shows_waiting(&ctx, &mut act, 0.0, at) || shows_waiting(&ctx, &mut act, 0.1, at), "the sign as the window appears under the pointer");
+        assert!(shows_waiting(&ctx, &mut act, 3.9, at), "still there after a long rest");
+        assert!(!shows_waiting(&ctx, &mut act, 4.0, egui::pos2(600.0, 500.0)));
+        // Back on it: the dwell counts, with no sign; once fired, no sign either.
+        assert!(!shows_waiting(&ctx, &mut act, 4.2, at));
+        assert_eq!(fired_between(&ctx, &mut act, 4.3, 6.0, at, "a"), 1);
+        assert!(!shows_waiting(&ctx, &mut act, 6.1, at), "spent by firing: no sign");
     }
 
     /// A window that appears where the pointer rests learns where it is only
