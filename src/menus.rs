@@ -19,7 +19,7 @@
 //!
 //! Each item does exactly one thing: `submenu = "file stem"`, `launch = {
 //! program, args }` (run without a shell), `type = "text"`, `keys = "chord"`,
-//! `url = "…"`, or `action = "back" | "home" | "pause" | "close" | "next_monitor" | "point_scan"`.
+//! `url = "…"`, or `action = "back" | "home" | "pause" | "close" | "next_monitor" | "point_scan" | "settings"`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -83,6 +83,8 @@ pub enum MenuAction {
     NextMonitor,
     /// Start point scanning (the menu closes: the lines sweep the desktop).
     PointScan,
+    /// Open the Settings page (in the main window).
+    Settings,
 }
 
 /// A validated item.
@@ -145,7 +147,8 @@ impl ItemFile {
                 "close" => MenuAction::Close,
                 "next_monitor" => MenuAction::NextMonitor,
                 "point_scan" => MenuAction::PointScan,
-                other => return Err(format!("unknown action {other:?} (use back, home, pause, close, next_monitor or point_scan)")),
+                "settings" => MenuAction::Settings,
+                other => return Err(format!("unknown action {other:?} (use back, home, pause, close, next_monitor, point_scan or settings)")),
             });
         }
         match found.len() {
@@ -339,6 +342,7 @@ impl MenuAction {
             Self::Close => it.action = Some("close".into()),
             Self::NextMonitor => it.action = Some("next_monitor".into()),
             Self::PointScan => it.action = Some("point_scan".into()),
+            Self::Settings => it.action = Some("settings".into()),
         }
     }
 }
@@ -385,6 +389,7 @@ pub enum Outcome {
     Close,
     NextMonitor,
     PointScan,
+    Settings,
 }
 
 /// The navigation state: a stack of open menus.
@@ -476,6 +481,7 @@ impl Navigator {
             MenuAction::Close => Outcome::Close,
             MenuAction::NextMonitor => Outcome::NextMonitor,
             MenuAction::PointScan => Outcome::PointScan,
+            MenuAction::Settings => Outcome::Settings,
         })
     }
 
@@ -675,6 +681,8 @@ mod tests {
         assert_eq!(n.select(next), Some(Outcome::NextMonitor));
         let scan = n.current().items.iter().position(|i| i.action == MenuAction::PointScan).expect("a Point scan item");
         assert_eq!(n.select(scan), Some(Outcome::PointScan));
+        let settings = n.current().items.iter().position(|i| i.action == MenuAction::Settings).expect("a Settings item");
+        assert_eq!(n.select(settings), Some(Outcome::Settings));
         let e = parse(Path::new("menus/x.toml"), "title = \"x\"\n[[items]]\nlabel = \"A\"\naction = \"next_screen\"\n").expect_err("unknown").to_string();
         assert!(e.contains("next_monitor"), "the message lists the actions: {e}");
     }

@@ -59,6 +59,13 @@ fn click_sound_saved(root: &Path) -> Option<bool> {
     Some(profile::parse_settings(Path::new("settings.toml"), &text).ok()?.ui.click_sound)
 }
 
+/// Opens the Settings page by dwell, at its first page (the toggles and pickers).
+fn open_settings(h: &mut Harness<'static, FacemouseApp>) {
+    rest_on(h, "Settings", 12);
+    // (The controls' panel takes the page's height on the next pass.)
+    h.run_steps(2);
+}
+
 /// Rests the pointer on the target labelled `label` for `steps` steps of the UI's clock.
 fn rest_on(h: &mut Harness<'static, FacemouseApp>, label: &str, steps: usize) {
     h.get_by_label(label).hover();
@@ -74,6 +81,7 @@ fn dwell_on_a_toggle_fires_once_at_the_dwell_time_and_saves_the_profile() {
     let mut h = window(tmp.path(), access);
     h.run_steps(2);
     assert_eq!(click_sound_saved(tmp.path()), Some(false));
+    open_settings(&mut h);
     // The default dwell is 1 s: at 0.8 s nothing has happened yet.
     rest_on(&mut h, "Click sound: off", 8);
     assert!(h.query_by_label("Click sound: off").is_some(), "fired before the dwell time");
@@ -96,6 +104,7 @@ fn a_profile_open_in_another_window_is_used_read_only_and_never_written() {
     let mut h = window(tmp.path(), access);
     let before = std::fs::read(tmp.path().join("profiles/default/settings.toml")).expect("settings");
     h.run_steps(2);
+    open_settings(&mut h);
     rest_on(&mut h, "Click sound: off", 12);
     // The change applies in this window, but is not saved, and the window says why.
     assert!(h.query_by_label("Click sound: on").is_some(), "the toggle works in the window");
@@ -126,6 +135,7 @@ fn a_click_then_a_rest_on_a_toggle_toggles_it_once() {
     let access = instance::open_profile(tmp.path(), "default").expect("lock");
     let mut h = window(tmp.path(), access);
     h.run_steps(2);
+    open_settings(&mut h);
     h.get_by_label("Click sound: off").click();
     for _ in 0..40 {
         h.step();
@@ -232,12 +242,13 @@ fn start_at_login_is_turned_on_and_off_by_dwell() {
     let mut h = window(tmp.path(), access);
     let entry = tmp.path().join("autostart/facemouse.desktop");
     h.run_steps(2);
+    open_settings(&mut h);
     rest_on(&mut h, "Start at login: off", 12);
     assert!(entry.is_file(), "the entry is written");
     assert!(std::fs::read_to_string(&entry).expect("entry").contains(" --autostart\n"));
     assert!(h.query_by_label("Start at login: on").is_some());
     // Away and back: the target re-arms once the pointer has left it.
-    h.get_by_label("Recentre").hover();
+    h.get_by_label("Close settings").hover();
     h.run_steps(2);
     rest_on(&mut h, "Start at login: on", 12);
     assert!(!entry.exists(), "the entry is removed");
@@ -351,13 +362,14 @@ fn the_click_toolbar_is_shown_by_dwell_and_chooses_the_next_click_by_dwell() {
     let mut h = window(tmp.path(), access);
     h.run_steps(2);
     assert!(h.query_by_label("Drag").is_none(), "no toolbar until asked for");
+    open_settings(&mut h);
     rest_on(&mut h, "Click toolbar: off", 12);
     assert!(h.query_by_label("Click toolbar: on").is_some());
     h.run_steps(2);
     // The current choice is marked; dwell off is "No click".
     assert!(h.query_by_label("• No click").is_some());
     rest_on(&mut h, "Drag", 12);
-    assert!(h.query_by_label("• Drag").is_some() && h.query_by_label("Dwell click: drag").is_some(), "the toolbar's choice is the dwell click");
+    assert!(h.query_by_label("• Drag").is_some(), "the toolbar's choice is marked");
     let text = std::fs::read_to_string(tmp.path().join("profiles/default/settings.toml")).expect("settings");
     let saved = profile::parse_settings(Path::new("settings.toml"), &text).expect("parses");
     assert_eq!(saved.switch.dwell, facemouse::settings::Action::DragToggle);
@@ -366,7 +378,8 @@ fn the_click_toolbar_is_shown_by_dwell_and_chooses_the_next_click_by_dwell() {
     rest_on(&mut h, "• Drag", 30);
     assert!(h.query_by_label("• Drag").is_some());
     rest_on(&mut h, "No click", 12);
-    assert!(h.query_by_label("Dwell click: off").is_some());
+    let text = std::fs::read_to_string(tmp.path().join("profiles/default/settings.toml")).expect("settings");
+    assert_eq!(profile::parse_settings(Path::new("settings.toml"), &text).expect("parses").switch.dwell, facemouse::settings::Action::None, "the toolbar's choice is the dwell click");
     rest_on(&mut h, "Click toolbar: on", 12);
     h.run_steps(2);
     assert!(h.query_by_label("Right click").is_none(), "hidden again");
@@ -384,7 +397,7 @@ fn many_warnings_never_push_the_controls_out_of_the_window() {
     let size = egui::vec2(853.0, 533.0);
     let (mut h, _) = build_noted(tmp.path(), access, false, false, (0..10).map(long).collect(), size);
     h.run_steps(3);
-    for label in ["Quit Facemouse", "Click sound: off", "Pause"] {
+    for label in ["Quit Facemouse", "Scanning: off", "Pause"] {
         let r = h.get_by_label(label).rect();
         assert!(r.top() >= 0.0 && r.bottom() <= size.y && r.right() <= size.x, "{label} at {r:?} is outside the window");
     }
@@ -425,13 +438,13 @@ fn controls_keep_their_places_when_a_label_changes_and_are_large() {
     let mut h = window(tmp.path(), access);
     h.run_steps(2);
     let quit = h.get_by_label("Quit Facemouse").rect();
-    let login = h.get_by_label("Start at login: off").rect();
+    let dwell = h.get_by_label("Dwell click: off").rect();
     rest_on(&mut h, "Quit Facemouse", 12);
     let confirm = h.get_by_label("Quit: select again to confirm").rect();
     assert_eq!(confirm, quit, "the confirmation is where Quit was");
-    rest_on(&mut h, "Start at login: off", 12);
-    assert_eq!(h.get_by_label("Start at login: on").rect(), login);
-    assert_eq!(h.get_by_label("Quit: select again to confirm").rect(), quit, "Start at login moved nothing");
+    rest_on(&mut h, "Dwell click: off", 12);
+    assert_eq!(h.get_by_label("Dwell click: left").rect(), dwell);
+    assert_eq!(h.get_by_label("Quit: select again to confirm").rect(), quit, "Dwell click moved nothing");
     for node in h.get_all_by_role(egui::accesskit::Role::Button) {
         let r = node.rect();
         assert!(r.height() * 1.5 >= 64.0, "{:?} is {} pixels tall at zoom 1.5", node.value(), r.height() * 1.5);
@@ -464,4 +477,88 @@ fn the_main_windows_scan_groups_are_its_rows_on_screen() {
         assert!(on_first_row >= 3, "{width}: {on_first_row} on the first row");
         assert_eq!(h.state().main_scan_columns(), on_first_row, "{width} points wide");
     }
+}
+
+fn dwell_saved(root: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(root.join("profiles/default/settings.toml")).ok()?;
+    Some(profile::parse_settings(Path::new("settings.toml"), &text).ok()?.pointer.dwell_ms)
+}
+
+/// The Settings page, by dwell alone: a step of the dwell time applies, is
+/// saved, and is there after a restart; every target of every page lies
+/// inside the window, and the page closes back to the controls.
+#[test]
+fn a_setting_changed_by_dwell_is_saved_and_kept_after_a_restart() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    {
+        let access = instance::open_profile(tmp.path(), "default").expect("lock");
+        let mut h = window(tmp.path(), access);
+        h.run_steps(2);
+        open_settings(&mut h);
+        assert!(h.query_by_label("Close settings").is_some(), "the page opened");
+        let pages = 1 + facemouse::ui::settings_page::pages();
+        rest_on(&mut h, &format!("More settings (1/{pages})"), 12);
+        h.run_steps(2);
+        rest_on(&mut h, "Dwell time 1.0 s: longer", 12);
+        assert_eq!(dwell_saved(tmp.path()), Some(1100.0), "saved at once");
+        // Resting on longer never repeats; leaving and coming back steps again (at the new dwell time).
+        rest_on(&mut h, "Dwell time 1.1 s: longer", 20);
+        assert_eq!(dwell_saved(tmp.path()), Some(1100.0), "a long rest stepped again");
+        rest_on(&mut h, "Close settings", 2);
+        rest_on(&mut h, "Dwell time 1.1 s: longer", 13);
+        assert_eq!(dwell_saved(tmp.path()), Some(1200.0));
+        // Every page's targets are inside the window (1280x800 points at zoom 1 here).
+        for page in 1..=pages {
+            for node in h.get_all_by_role(egui::accesskit::Role::Button) {
+                let r = node.rect();
+                assert!(r.top() >= 0.0 && r.bottom() <= 800.0 && r.left() >= 0.0 && r.right() <= 1280.0, "{:?} at {r:?}", node.value());
+            }
+            rest_on(&mut h, "Close settings", 2);
+            rest_on(&mut h, &format!("More settings ({}/{pages})", page % pages + 1), 13);
+            h.run_steps(2);
+        }
+        h.run_steps(2);
+        rest_on(&mut h, "Close settings", 13);
+        h.run_steps(2);
+        assert!(h.query_by_label("Quit Facemouse").is_some(), "back to the controls");
+    }
+    // A restart: the setting is there.
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    h.run_steps(2);
+    open_settings(&mut h);
+    rest_on(&mut h, &format!("More settings (1/{})", 1 + facemouse::ui::settings_page::pages()), 12);
+    h.run_steps(2);
+    assert!(h.query_by_label("Dwell time 1.2 s: shorter").is_some(), "kept after a restart");
+}
+
+/// The Settings page by the switch alone, with scanning: the switch
+/// selects "Settings", then a setting's step.
+#[test]
+fn the_settings_page_is_reached_and_used_by_the_switch_alone() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (mut h, press) = scanning_window(tmp.path(), "", false);
+    // The first row: Pause, Recentre, Menu, Point scan, Settings, … (as many as fit).
+    let mut n = 0;
+    let mut select = |h: &mut Harness<'static, FacemouseApp>, row_steps: usize, item_steps: usize| {
+        for _ in 0..row_steps * 10 {
+            h.step();
+        }
+        n += 1;
+        press(n); // enter the lit row
+        h.run_steps(1);
+        for _ in 0..item_steps * 10 {
+            h.step();
+        }
+        n += 1;
+        press(n); // select the lit control
+        h.run_steps(3);
+    };
+    select(&mut h, 0, 4); // the first row, its fifth control: "Settings"
+    assert!(h.query_by_label("Close settings").is_some(), "the switch opened the page");
+    // The page's first row: Close settings, More settings, …: on to the next page,
+    // whose first row is Close settings, More settings, Dwell time shorter, Dwell time longer.
+    select(&mut h, 0, 1);
+    select(&mut h, 0, 3);
+    assert_eq!(dwell_saved(tmp.path()), Some(1100.0), "the switch stepped the dwell time");
 }

@@ -12,6 +12,7 @@ mod calibration;
 mod desktop_dwell;
 mod ring;
 mod scan_lines;
+pub mod settings_page;
 pub mod style;
 mod x11;
 pub mod menu_panel;
@@ -130,6 +131,8 @@ pub struct FacemouseApp {
     /// "Quit Facemouse" was selected once, at this UI time; and a second
     /// time (the window is closing).
     quit_armed: Option<f64>,
+    /// The Settings page is open, at this page (it takes the controls' place).
+    settings_page: Option<usize>,
     quitting: bool,
     /// The external switch (a key or switch button), while the profile sets one.
     external: Option<crate::capture::switch_input::SwitchInput>,
@@ -230,6 +233,7 @@ impl FacemouseApp {
             main_chosen: None,
             wizard_cancel: false,
             quit_armed: None,
+            settings_page: None,
             quitting: false,
             autostart_dir,
             choices: Choices::start(root.clone()),
@@ -306,7 +310,7 @@ impl FacemouseApp {
         };
     }
 
-    fn run_outcome(&mut self, o: Outcome) {
+    fn run_outcome(&mut self, o: Outcome, ctx: &egui::Context) {
         tracing::debug!("menu selection: {o:?}");
         match o {
             Outcome::Moved => {}
@@ -329,6 +333,11 @@ impl FacemouseApp {
             Outcome::Pause => self.send(Intent::SetPaused(true)),
             Outcome::Close => self.show_menu = false,
             Outcome::NextMonitor => self.send(Intent::NextMonitor),
+            Outcome::Settings => {
+                // The page is in the main window: the menu gets out of its way.
+                self.show_menu = false;
+                self.open_settings(ctx);
+            }
             Outcome::PointScan => {
                 // The menu gets out of the way of the lines and the click.
                 self.show_menu = false;
@@ -517,7 +526,7 @@ impl FacemouseApp {
                     self.wizard_cancel = true;
                 } else if self.show_menu {
                     if let Some(o) = self.menu.switch(t * 1000.0) {
-                        self.run_outcome(o);
+                        self.run_outcome(o, &ctx);
                     }
                 } else if let Some(i) = self.main_scanner.switch(t * 1000.0) {
                     // Pressed in the next pass, where the controls are drawn.
@@ -592,7 +601,7 @@ impl FacemouseApp {
             }
         });
         self.choices.refresh();
-        let (cameras, names) = (self.choices.cameras.clone(), self.choices.profiles.clone());
+        let names = self.choices.profiles.clone();
         let dwell_ms = self.settings().pointer.dwell_ms;
         let mut act = std::mem::take(&mut self.controls);
         // With scanning on and the menu closed, the switch scans these controls.
@@ -616,6 +625,10 @@ impl FacemouseApp {
         egui::Panel::bottom("controls").resizable(false).show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(20.0);
+                if let Some(page) = self.settings_page {
+                    self.settings_controls(ui, page, &mut hover, dwell_ms, &ctx);
+                    return;
+                }
                 if dwell_button(ui, big(if snap.paused { "Start" } else { "Pause" }), &mut hover, dwell_ms) {
                     self.send(Intent::SetPaused(!snap.paused));
                 }
@@ -631,18 +644,17 @@ impl FacemouseApp {
                     // Lines sweep the screen; the switch (or a clicking gesture) stops each, then clicks.
                     self.send(Intent::PointScan);
                 }
+                if dwell_button(ui, big("Settings"), &mut hover, dwell_ms) {
+                    self.open_settings(&ctx);
+                }
                 if dwell_button(ui, big("Calibrate"), &mut hover, dwell_ms) {
                     self.wizard = Some(Wizard::new(self.profile.settings.clone()));
                 }
                 // Toggles and pickers are buttons too, so dwell reaches them: a
-                // toggle flips, a picker steps to the next choice.
+                // toggle flips, a picker steps to the next choice (the rest
+                // are on the Settings page).
                 let on = |b: bool| if b { "on" } else { "off" };
                 let ui_s = self.profile.settings.ui.clone();
-                if dwell_button(ui, big(&format!("High contrast: {}", on(ui_s.high_contrast))), &mut hover, dwell_ms) {
-                    self.profile.settings.ui.high_contrast = !ui_s.high_contrast;
-                    self.background = style::apply(&ctx, &self.profile.settings.ui);
-                    self.save_profile();
-                }
                 if dwell_button(ui, big(&format!("Scanning: {}", on(ui_s.scanning))), &mut hover, dwell_ms) {
                     self.profile.settings.ui.scanning = !ui_s.scanning;
                     self.menu.scanning = !ui_s.scanning;
@@ -653,19 +665,6 @@ impl FacemouseApp {
                 let dwell_action = self.profile.settings.switch.dwell.clone();
                 if dwell_button(ui, big(&format!("Dwell click: {}", dwell_name(&dwell_action))), &mut hover, dwell_ms) {
                     self.set_dwell(next_dwell(&dwell_action));
-                }
-                if dwell_button(ui, big(&format!("Click toolbar: {}", on(ui_s.click_toolbar))), &mut hover, dwell_ms) {
-                    self.profile.settings.ui.click_toolbar = !ui_s.click_toolbar;
-                    self.save_profile();
-                }
-                if dwell_button(ui, big(&format!("Menu at: {}", ui_s.menu_dock.name())), &mut hover, dwell_ms) {
-                    self.profile.settings.ui.menu_dock = ui_s.menu_dock.next();
-                    self.menu.relayout(&ctx);
-                    self.save_profile();
-                }
-                if dwell_button(ui, big(&format!("Click sound: {}", on(ui_s.click_sound))), &mut hover, dwell_ms) {
-                    self.profile.settings.ui.click_sound = !ui_s.click_sound;
-                    self.save_profile();
                 }
                 let root = self.root.clone();
                 if dwell_button(ui, big(&format!("Profile: {}", self.profile.name)), &mut hover, dwell_ms) {
@@ -679,18 +678,6 @@ impl FacemouseApp {
                         self.status_message = "This is the only profile: \"New profile\" makes another from it".into();
                     }
                 }
-                if let Some(dir) = self.autostart_dir.clone() {
-                    let on = crate::autostart::status(&dir).is_some();
-                    if dwell_button(ui, big(&format!("Start at login: {}", if on { "on" } else { "off" })), &mut hover, dwell_ms) {
-                        let result = if on {
-                            crate::autostart::disable(&dir).map(|_| "Facemouse no longer starts at login".to_string())
-                        } else {
-                            crate::autostart::enable_this_program(&dir)
-                                .map(|p| format!("Facemouse starts at login ({})", p.display()))
-                        };
-                        self.status_message = result.unwrap_or_else(|e| format!("Start at login not changed: {e}"));
-                    }
-                }
                 if dwell_button(ui, big("New profile"), &mut hover, dwell_ms) {
                     // A copy of this one (settings, calibration, menus), switched to at once.
                     let (from, name) = (self.profile.name.clone(), crate::profile::free_name(&root, &self.profile.name));
@@ -702,18 +689,6 @@ impl FacemouseApp {
                         }
                         Err(e) => self.status_message = format!("No new profile: {e}"),
                     }
-                }
-                let current = if ui_s.camera.is_empty() { "first".to_string() } else { ui_s.camera.clone() };
-                let camera_pressed = dwell_button(ui, big(&format!("Camera: {current}")), &mut hover, dwell_ms);
-                if camera_pressed && cameras.len() <= 1 {
-                    self.status_message = if cameras.is_empty() { "No camera found: connect one; it is looked for every few seconds".into() } else { "This is the only camera found".into() };
-                }
-                if camera_pressed && cameras.len() > 1 && self.may_drive() {
-                    let next = cameras.iter().position(|c| c.name == ui_s.camera).map_or(0, |i| (i + 1) % cameras.len());
-                    let name = cameras[next].name.clone();
-                    self.profile.settings.ui.camera.clone_from(&name);
-                    self.send(SourceChoice::camera(crate::capture::CameraSelector::Name(name)).intent());
-                    self.save_profile();
                 }
                 // Quitting takes two selections: once closed, a hands-free
                 // user cannot start Facemouse again by themselves. The second
@@ -756,9 +731,15 @@ impl FacemouseApp {
             self.menu_area = None;
         }
         self.desktop_dwell(&ctx, &snap, desktop_dwell::outer_area(&ctx));
+        // The preview and the plot side by side, each in full view above the
+        // controls (one above the other, the plot was half hidden behind them).
         egui::CentralPanel::default().show(ui, |ui| {
-            preview_ui(ui, self.texture.as_ref(), &snap);
-            plot_ui(ui, &self.history, &self.profile.settings);
+            let (w, h) = (ui.available_width(), ui.available_height());
+            let preview_w = (0.45 * w).min(1.33 * h).min(620.0);
+            ui.horizontal_top(|ui| {
+                ui.allocate_ui(egui::vec2(preview_w, h), |ui| preview_ui(ui, self.texture.as_ref(), &snap, preview_w, h));
+                ui.vertical(|ui| plot_ui(ui, &self.history, &self.profile.settings, h));
+            });
         });
         if self.show_menu && self.settings().ui.scanning {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
@@ -785,6 +766,122 @@ impl FacemouseApp {
     #[must_use]
     pub fn scanned_controls(&self) -> usize {
         self.main_controls
+    }
+
+    /// Opens the Settings page in the main window (brought back if minimized).
+    fn open_settings(&mut self, ctx: &egui::Context) {
+        self.settings_page = Some(0);
+        ctx.send_viewport_cmd(egui::ViewportCommand::Minimized(false));
+        self.controls.relayout(ctx);
+    }
+
+    /// The Settings page's first page: the toggles and pickers, each one
+    /// target that flips or steps to the next choice (they were on the main
+    /// window, and with them its controls took five rows and hid the preview).
+    fn setting_toggles(&mut self, ui: &mut egui::Ui, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context) {
+        let big = |s: &str| RichText::new(s).size(20.0);
+        let on = |b: bool| if b { "on" } else { "off" };
+        let ui_s = self.profile.settings.ui.clone();
+        let cameras = self.choices.cameras.clone();
+        if dwell_button(ui, big(&format!("High contrast: {}", on(ui_s.high_contrast))), c, dwell_ms) {
+            self.profile.settings.ui.high_contrast = !ui_s.high_contrast;
+            self.background = style::apply(ctx, &self.profile.settings.ui);
+            self.save_profile();
+        }
+        if dwell_button(ui, big(&format!("Click toolbar: {}", on(ui_s.click_toolbar))), c, dwell_ms) {
+            self.profile.settings.ui.click_toolbar = !ui_s.click_toolbar;
+            self.save_profile();
+        }
+        if dwell_button(ui, big(&format!("Menu at: {}", ui_s.menu_dock.name())), c, dwell_ms) {
+            self.profile.settings.ui.menu_dock = ui_s.menu_dock.next();
+            self.menu.relayout(ctx);
+            self.save_profile();
+        }
+        if dwell_button(ui, big(&format!("Click sound: {}", on(ui_s.click_sound))), c, dwell_ms) {
+            self.profile.settings.ui.click_sound = !ui_s.click_sound;
+            self.save_profile();
+        }
+        if let Some(dir) = self.autostart_dir.clone() {
+            let on = crate::autostart::status(&dir).is_some();
+            if dwell_button(ui, big(&format!("Start at login: {}", if on { "on" } else { "off" })), c, dwell_ms) {
+                let result = if on {
+                    crate::autostart::disable(&dir).map(|_| "Facemouse no longer starts at login".to_string())
+                } else {
+                    crate::autostart::enable_this_program(&dir)
+                        .map(|p| format!("Facemouse starts at login ({})", p.display()))
+                };
+                self.status_message = result.unwrap_or_else(|e| format!("Start at login not changed: {e}"));
+            }
+        }
+        let current = if ui_s.camera.is_empty() { "first".to_string() } else { ui_s.camera.clone() };
+        let camera_pressed = dwell_button(ui, big(&format!("Camera: {current}")), c, dwell_ms);
+        if camera_pressed && cameras.len() <= 1 {
+            self.status_message = if cameras.is_empty() { "No camera found: connect one; it is looked for every few seconds".into() } else { "This is the only camera found".into() };
+        }
+        if camera_pressed && cameras.len() > 1 && self.may_drive() {
+            let next = cameras.iter().position(|c| c.name == ui_s.camera).map_or(0, |i| (i + 1) % cameras.len());
+            let name = cameras[next].name.clone();
+            self.profile.settings.ui.camera.clone_from(&name);
+            self.send(SourceChoice::camera(crate::capture::CameraSelector::Name(name)).intent());
+            self.save_profile();
+        }
+    }
+
+    /// The Settings page's targets, in the controls' flow: close, the next
+    /// page, then each setting's "less" and "more" (see [`settings_page`]).
+    fn settings_controls(&mut self, ui: &mut egui::Ui, page: usize, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context) {
+        let big = |s: &str| RichText::new(s).size(20.0);
+        // The toggles' page, then the stepping settings' pages.
+        let n = 1 + settings_page::pages();
+        let page = page.min(n - 1);
+        if dwell_button(ui, big("Close settings"), c, dwell_ms) {
+            self.settings_page = None;
+            c.act.relayout(ctx);
+            return;
+        }
+        if dwell_button(ui, big(&format!("More settings ({}/{n})", page + 1)), c, dwell_ms) {
+            self.settings_page = Some((page + 1) % n);
+            c.act.relayout(ctx);
+        }
+        if page == 0 {
+            self.setting_toggles(ui, c, dwell_ms, ctx);
+            return;
+        }
+        let page = page - 1;
+        let rows = page * settings_page::PER_PAGE..((page + 1) * settings_page::PER_PAGE).min(settings_page::ROWS.len());
+        for row in rows {
+            let (less, more) = settings_page::target_labels(&self.profile.settings, row);
+            for (label, up) in [(less, false), (more, true)] {
+                if dwell_button(ui, big(&label), c, dwell_ms) {
+                    self.step_setting(row, up, ctx, c);
+                }
+            }
+        }
+    }
+
+    /// One step of a setting: applied at once, and saved.
+    fn step_setting(&mut self, row: usize, up: bool, ctx: &egui::Context, c: &mut Controls<'_>) {
+        let before = self.profile.settings.clone();
+        if !settings_page::step(&mut self.profile.settings, row, up) {
+            self.status_message = format!("{} is at the end of its range", settings_page::ROWS[row]);
+            return;
+        }
+        let now = self.profile.settings.clone();
+        if now.ui != before.ui {
+            self.background = style::apply(ctx, &now.ui);
+            self.menu.scanner.step_ms = now.ui.scan_step_ms;
+        }
+        if (now.ui.zoom - before.ui.zoom).abs() > f32::EPSILON {
+            // Everything moved: nothing now under the pointer fires by itself.
+            c.act.relayout(ctx);
+            self.menu.relayout(ctx);
+        }
+        self.menu.dwell_ms = now.pointer.dwell_ms;
+        if now.switch.external_key != before.switch.external_key {
+            self.start_external_switch();
+        }
+        self.send(Intent::Settings(Box::new(now)));
+        self.save_profile();
     }
 
     /// The profile's dwell click (what a rest in another application does),
@@ -891,7 +988,7 @@ impl FacemouseApp {
             self.show_menu = false;
         }
         if let Some(o) = outcome {
-            self.run_outcome(o);
+            self.run_outcome(o, ctx);
         }
     }
 
@@ -1079,14 +1176,14 @@ fn click_wav() -> Vec<u8> {
     data
 }
 
-fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot) {
+/// The camera's picture with what vision sees on it, within `max_w` × `max_h` points.
+fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot, max_w: f32, max_h: f32) {
     let Some(tex) = tex else {
         ui.label("Waiting for the camera…");
         return;
     };
-    let avail = ui.available_width().min(620.0).min(1.4 * (ui.available_height() - 260.0).max(200.0));
     let size = tex.size_vec2();
-    let scale = avail / size.x;
+    let scale = (max_w / size.x.max(1.0)).min(max_h / size.y.max(1.0)).max(0.05);
     let r = ui.add(egui::Image::new((tex.id(), size * scale)));
     let p = ui.painter_at(r.rect);
     let (fw, fh) = (s.frame_size.0.max(1) as f32, s.frame_size.1.max(1) as f32);
@@ -1110,13 +1207,14 @@ fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot
     }
 }
 
-fn plot_ui(ui: &mut egui::Ui, history: &VecDeque<(f64, f64, f64)>, s: &Settings) {
+/// The eye closure and the brow lift over the last seconds, in at most `max_h` points.
+fn plot_ui(ui: &mut egui::Ui, history: &VecDeque<(f64, f64, f64)>, s: &Settings, max_h: f32) {
     use egui_plot::{HLine, Legend, Line, Plot, PlotPoints};
     let now = history.back().map_or(0.0, |h| h.0);
     let closure: Vec<[f64; 2]> = history.iter().map(|h| [h.0 - now, h.1]).collect();
     let lift: Vec<[f64; 2]> = history.iter().map(|h| [h.0 - now, h.2 / s.vision.brow_on]).collect();
     ui.label(RichText::new("Eye closure and eyebrow lift (1 = where a blink or a raise starts)").size(16.0));
-    Plot::new("signals").height(180.0).legend(Legend::default()).include_y(0.0).include_y(1.2).show(ui, |p| {
+    Plot::new("signals").height((max_h - 30.0).clamp(60.0, 260.0)).legend(Legend::default()).include_y(0.0).include_y(1.2).show(ui, |p| {
         p.line(Line::new("eye closure", PlotPoints::from(closure)));
         p.line(Line::new("eyebrow lift", PlotPoints::from(lift)));
         p.hline(HLine::new("threshold", 1.0));

@@ -20,7 +20,7 @@ use super::{MenuPanel, Target};
 use crate::menus::{Item, Launch, Menu, MenuAction, Outcome};
 
 /// What kind of action an edited item has, in the order `Does` steps through them.
-pub(super) const KINDS: [&str; 11] = ["submenu", "keys", "type", "url", "launch", "back", "home", "pause", "close", "next_monitor", "point_scan"];
+pub(super) const KINDS: [&str; 12] = ["submenu", "keys", "type", "url", "launch", "back", "home", "pause", "close", "next_monitor", "point_scan", "settings"];
 
 fn kind_of(a: &MenuAction) -> &'static str {
     match a {
@@ -35,6 +35,7 @@ fn kind_of(a: &MenuAction) -> &'static str {
         MenuAction::Close => "close",
         MenuAction::NextMonitor => "next_monitor",
         MenuAction::PointScan => "point_scan",
+        MenuAction::Settings => "settings",
     }
 }
 
@@ -70,6 +71,7 @@ fn make(kind: &str, value: &str) -> Result<MenuAction, String> {
         "close" => MenuAction::Close,
         "next_monitor" => MenuAction::NextMonitor,
         "point_scan" => MenuAction::PointScan,
+        "settings" => MenuAction::Settings,
         _ => MenuAction::Back,
     })
 }
