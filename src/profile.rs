@@ -354,6 +354,58 @@ pub fn copy(root: &Path, from: &str, to: &str) -> Result<PathBuf, ProfileError> 
     Ok(dst)
 }
 
+/// Renames profile `from` to `to` under `root` (one rename of its folder:
+/// all or nothing). The caller makes sure no window has `from` open.
+///
+/// # Errors
+/// A bad name, no profile `from`, a profile `to` that exists (never written
+/// over), or a folder that cannot be renamed.
+pub fn rename(root: &Path, from: &str, to: &str) -> Result<PathBuf, ProfileError> {
+    for n in [from, to] {
+        if !valid_name(n) {
+            return Err(ProfileError::BadName(n.to_string()));
+        }
+    }
+    let (src, dst) = (root.join("profiles").join(from), root.join("profiles").join(to));
+    if !src.is_dir() {
+        return Err(ProfileError::Read { path: src, source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such profile") });
+    }
+    if dst.exists() {
+        return Err(ProfileError::Write { path: dst, source: std::io::Error::new(std::io::ErrorKind::AlreadyExists, "a profile of that name exists") });
+    }
+    let was_last = last_used(root).as_deref() == Some(from);
+    std::fs::rename(&src, &dst).map_err(|source| ProfileError::Write { path: dst.clone(), source })?;
+    if was_last {
+        let _ = remember_last(root, to);
+    }
+    Ok(dst)
+}
+
+/// Where deleted profiles are kept, under the config folder.
+pub const DELETED_DIR: &str = "deleted-profiles";
+
+/// Deletes profile `name` under `root`, keeping it: its folder moves to
+/// `deleted-profiles/NAME-SECONDS` (seconds since 1970), where it can be
+/// moved back by hand. The caller makes sure no window has it open.
+///
+/// # Errors
+/// A bad name, no such profile, or a folder that cannot be moved.
+pub fn delete(root: &Path, name: &str) -> Result<PathBuf, ProfileError> {
+    if !valid_name(name) {
+        return Err(ProfileError::BadName(name.to_string()));
+    }
+    let src = root.join("profiles").join(name);
+    if !src.is_dir() {
+        return Err(ProfileError::Read { path: src, source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such profile") });
+    }
+    let bin = root.join(DELETED_DIR);
+    std::fs::create_dir_all(&bin).map_err(|source| ProfileError::Write { path: bin.clone(), source })?;
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let dst = (0..).map(|k| bin.join(if k == 0 { format!("{name}-{secs}") } else { format!("{name}-{secs}-{k}") })).find(|p| !p.exists()).unwrap_or_else(|| bin.join(name));
+    std::fs::rename(&src, &dst).map_err(|source| ProfileError::Write { path: dst.clone(), source })?;
+    Ok(dst)
+}
+
 /// The file under the config folder that names the profile used last.
 const LAST_PROFILE: &str = "last-profile";
 
@@ -475,6 +527,34 @@ pub fn load(name: &str) -> Result<Profile, ProfileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profile_is_renamed_whole_and_never_over_another() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, "default-2", "[pointer]\ndwell_ms = 1500\n");
+        write(root, "bob", "");
+        remember_last(root, "default-2").expect("last");
+        rename(root, "default-2", "alice").expect("rename");
+        assert_eq!(list(root), vec!["alice".to_string(), "bob".to_string()]);
+        assert!((load_from(root, "alice").expect("load").settings.pointer.dwell_ms - 1500.0).abs() < 1e-9, "its settings came along");
+        assert_eq!(last_used(root).as_deref(), Some("alice"), "the last-used name follows");
+        assert!(rename(root, "alice", "bob").is_err(), "never over another profile");
+        assert!(rename(root, "alice", "no good").is_err(), "a bad name");
+        assert!(rename(root, "carol", "dave").is_err(), "no such profile");
+        assert!(root.join("profiles/alice/settings.toml").is_file());
+    }
+
+    #[test]
+    fn a_deleted_profile_is_kept_aside_not_lost() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, "alice", "[pointer]\ndwell_ms = 1500\n");
+        let kept = delete(root, "alice").expect("delete");
+        assert!(list(root).is_empty(), "gone from the list");
+        assert!(kept.starts_with(root.join(DELETED_DIR)) && kept.join("settings.toml").is_file(), "kept at {}", kept.display());
+        assert!(delete(root, "alice").is_err(), "no such profile any more");
+    }
 
     fn write(root: &Path, name: &str, text: &str) {
         let d = root.join("profiles").join(name);

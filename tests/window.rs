@@ -225,10 +225,12 @@ fn a_new_profile_is_made_and_switched_to_by_dwell() {
     let mut h = window(tmp.path(), access);
     h.run_steps(2);
     rest_on(&mut h, "Profile: default", 12);
+    h.run_steps(2);
+    rest_on(&mut h, "Profile default: show next", 12);
     assert!(h.query_by_label_contains("only profile").is_some(), "one profile: the button says so instead of nothing");
     rest_on(&mut h, "New profile", 12);
     assert!(h.query_by_label_contains("Made profile default-2 from default").is_some(), "the status says what was made");
-    assert!(h.query_by_label("Profile: default-2").is_some(), "switched to it");
+    assert!(h.query_by_label("default-2 is in use").is_some(), "switched to it");
     assert!(tmp.path().join("profiles/default-2/settings.toml").is_file());
     assert!(tmp.path().join("profiles/default-2/menus/main.toml").is_file());
 }
@@ -496,8 +498,12 @@ fn a_setting_changed_by_dwell_is_saved_and_kept_after_a_restart() {
         h.run_steps(2);
         open_settings(&mut h);
         assert!(h.query_by_label("Close settings").is_some(), "the page opened");
-        let pages = 1 + facemouse::ui::settings_page::pages();
+        // The toggles' page, the profiles' page, then the steps.
+        let pages = 2 + facemouse::ui::settings_page::pages();
         rest_on(&mut h, &format!("More settings (1/{pages})"), 12);
+        h.run_steps(2);
+        rest_on(&mut h, "Close settings", 2);
+        rest_on(&mut h, &format!("More settings (2/{pages})"), 12);
         h.run_steps(2);
         rest_on(&mut h, "Dwell time 1.0 s: longer", 12);
         assert_eq!(dwell_saved(tmp.path()), Some(1100.0), "saved at once");
@@ -508,7 +514,7 @@ fn a_setting_changed_by_dwell_is_saved_and_kept_after_a_restart() {
         rest_on(&mut h, "Dwell time 1.1 s: longer", 13);
         assert_eq!(dwell_saved(tmp.path()), Some(1200.0));
         // Every page's targets are inside the window (1280x800 points at zoom 1 here).
-        for page in 1..=pages {
+        for page in 2..pages + 2 {
             for node in h.get_all_by_role(egui::accesskit::Role::Button) {
                 let r = node.rect();
                 assert!(r.top() >= 0.0 && r.bottom() <= 800.0 && r.left() >= 0.0 && r.right() <= 1280.0, "{:?} at {r:?}", node.value());
@@ -527,7 +533,11 @@ fn a_setting_changed_by_dwell_is_saved_and_kept_after_a_restart() {
     let mut h = window(tmp.path(), access);
     h.run_steps(2);
     open_settings(&mut h);
-    rest_on(&mut h, &format!("More settings (1/{})", 1 + facemouse::ui::settings_page::pages()), 12);
+    let pages = 2 + facemouse::ui::settings_page::pages();
+    rest_on(&mut h, &format!("More settings (1/{pages})"), 12);
+    h.run_steps(2);
+    rest_on(&mut h, "Close settings", 2);
+    rest_on(&mut h, &format!("More settings (2/{pages})"), 12);
     h.run_steps(2);
     assert!(h.query_by_label("Dwell time 1.2 s: shorter").is_some(), "kept after a restart");
 }
@@ -556,9 +566,89 @@ fn the_settings_page_is_reached_and_used_by_the_switch_alone() {
     };
     select(&mut h, 0, 4); // the first row, its fifth control: "Settings"
     assert!(h.query_by_label("Close settings").is_some(), "the switch opened the page");
-    // The page's first row: Close settings, More settings, …: on to the next page,
-    // whose first row is Close settings, More settings, Dwell time shorter, Dwell time longer.
+    // The page's first row: Close settings, More settings, …: on past the
+    // toggles and the profiles, to the page whose first row is Close
+    // settings, More settings, Dwell time shorter, Dwell time longer.
     select(&mut h, 0, 1);
+    select(&mut h, 0, 1); // past the profiles' page
     select(&mut h, 0, 3);
     assert_eq!(dwell_saved(tmp.path()), Some(1100.0), "the switch stepped the dwell time");
+}
+
+/// Profiles by dwell alone: stepping through them only shows each, "Use"
+/// applies one; a new profile is named with the menu's keyboard; a profile
+/// is deleted only after a confirming selection, never the one in use, and
+/// is kept aside, not lost.
+#[test]
+fn profiles_are_shown_used_named_and_deleted_by_dwell() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let bob = tmp.path().join("profiles/bob");
+    std::fs::create_dir_all(&bob).expect("bob");
+    // (The menu at the right: at the bottom it would lie over the window's controls here.)
+    std::fs::write(bob.join("settings.toml"), "[pointer]\ndwell_ms = 1000\n[ui]\nmenu_dock = \"right\"\n").expect("settings");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    // The profiles are listed by a thread: wait for both.
+    for _ in 0..50 {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    rest_on(&mut h, "Profile: default", 12);
+    h.run_steps(2);
+    assert!(h.query_by_label("default is in use").is_some());
+    rest_on(&mut h, "Profile default: show next", 12);
+    assert!(h.query_by_label("Use bob").is_some(), "bob is shown");
+    assert!(h.query_all_by_label_contains("is in use").next().is_none(), "and not applied by showing it");
+    rest_on(&mut h, "Use bob", 12);
+    h.run_steps(2);
+    assert!(h.query_by_label("bob is in use").is_some(), "applied when chosen");
+    // A new profile, named with the menu's keyboard.
+    rest_on(&mut h, "New profile", 12);
+    h.run_steps(2);
+    assert!(h.query_by_label("bob-2 is in use").is_some(), "{:?}", h.query_by_label_contains("profile"));
+    rest_on(&mut h, "Rename bob-2", 12);
+    h.run_steps(3);
+    // Each key by a rest, leaving between.
+    for key in ["e", "Space", "e"] {
+        rest_on(&mut h, key, 12);
+        rest_on(&mut h, "Cancel naming", 1);
+    }
+    assert!(h.query_by_label("Save name: e-e").is_some(), "typed with the menu's keyboard (a space is a -)");
+    rest_on(&mut h, "Delete", 12);
+    rest_on(&mut h, "Cancel naming", 1);
+    assert!(h.query_by_label("Save name: e-").is_some(), "Delete takes a character back");
+    rest_on(&mut h, "e", 12);
+    h.run_steps(1);
+    // (Here the menu lies over the window: out of the way first.)
+    rest_on(&mut h, "Close menu", 12);
+    h.run_steps(2);
+    rest_on(&mut h, "Save name: e-e", 12);
+    h.run_steps(2);
+    assert!(tmp.path().join("profiles/e-e/settings.toml").is_file() && !tmp.path().join("profiles/bob-2").exists(), "renamed");
+    assert!(h.query_by_label("e-e is in use").is_some(), "the profile in use under its new name");
+    // Deleting: never the one in use; another after a confirming selection.
+    rest_on(&mut h, "Delete e-e", 12);
+    assert!(h.query_by_label_contains("e-e is in use: use another profile first").is_some());
+    assert!(tmp.path().join("profiles/e-e").is_dir());
+    for _ in 0..50 {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut shown_default = false;
+    for _ in 0..4 {
+        if h.query_by_label("Use default").is_some() {
+            shown_default = true;
+            break;
+        }
+        let next = ["Profile e-e: show next", "Profile bob: show next", "Profile default: show next"].into_iter().find(|l| h.query_by_label(l).is_some()).expect("a show-next target");
+        rest_on(&mut h, next, 12);
+        rest_on(&mut h, "New profile", 1);
+    }
+    assert!(shown_default, "default can be shown");
+    rest_on(&mut h, "Delete default", 12);
+    assert!(tmp.path().join("profiles/default").is_dir(), "one selection deletes nothing");
+    rest_on(&mut h, "Use default", 2);
+    rest_on(&mut h, "Delete default: select again to confirm", 12);
+    assert!(!tmp.path().join("profiles/default").exists(), "deleted after the confirming selection");
+    assert!(std::fs::read_dir(tmp.path().join("deleted-profiles")).expect("kept").next().is_some(), "kept aside, not lost");
 }

@@ -133,6 +133,13 @@ pub struct FacemouseApp {
     quit_armed: Option<f64>,
     /// The Settings page is open, at this page (it takes the controls' place).
     settings_page: Option<usize>,
+    /// The Profiles page: the profile shown (stepping shows, "Use" applies),
+    /// a delete waiting for its confirming selection, and a name being typed.
+    profile_shown: Option<String>,
+    delete_armed: Option<(String, f64)>,
+    naming: Option<Naming>,
+    /// Enter was selected on the menu's keyboard while naming.
+    name_entered: bool,
     quitting: bool,
     /// The external switch (a key or switch button), while the profile sets one.
     external: Option<crate::capture::switch_input::SwitchInput>,
@@ -234,6 +241,10 @@ impl FacemouseApp {
             wizard_cancel: false,
             quit_armed: None,
             settings_page: None,
+            profile_shown: None,
+            delete_armed: None,
+            naming: None,
+            name_entered: false,
             quitting: false,
             autostart_dir,
             choices: Choices::start(root.clone()),
@@ -312,6 +323,14 @@ impl FacemouseApp {
 
     fn run_outcome(&mut self, o: Outcome, ctx: &egui::Context) {
         tracing::debug!("menu selection: {o:?}");
+        // A profile's name being typed takes the menu keyboard's text.
+        if self.type_into_name(&o) {
+            if std::mem::take(&mut self.name_entered) {
+                let root = self.root.clone();
+                self.finish_naming(&root, ctx);
+            }
+            return;
+        }
         match o {
             Outcome::Moved => {}
             Outcome::Launch(l) => {
@@ -403,7 +422,19 @@ fn dwell_name(a: &crate::settings::Action) -> &'static str {
     }
 }
 
-/// "Quit Facemouse" waits this long (s) for its confirming second selection.
+/// The Settings page's pages: the toggles, the profiles, then the stepping settings.
+const PROFILES_PAGE: usize = 1;
+const FIRST_STEP_PAGE: usize = 2;
+
+/// A profile's new name, typed with the menu's keyboard.
+#[derive(Debug, Clone)]
+struct Naming {
+    /// The profile renamed.
+    from: String,
+    text: String,
+}
+
+/// "Quit Facemouse" (and "Delete") waits this long (s) for its confirming second selection.
 const QUIT_CONFIRM_S: f64 = 8.0;
 
 /// The main window's controls are scanned this many to a group until the
@@ -601,7 +632,6 @@ impl FacemouseApp {
             }
         });
         self.choices.refresh();
-        let names = self.choices.profiles.clone();
         let dwell_ms = self.settings().pointer.dwell_ms;
         let mut act = std::mem::take(&mut self.controls);
         // With scanning on and the menu closed, the switch scans these controls.
@@ -626,7 +656,7 @@ impl FacemouseApp {
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(20.0);
                 if let Some(page) = self.settings_page {
-                    self.settings_controls(ui, page, &mut hover, dwell_ms, &ctx);
+                    self.settings_controls(ui, page, &mut hover, dwell_ms, &ctx, t);
                     return;
                 }
                 if dwell_button(ui, big(if snap.paused { "Start" } else { "Pause" }), &mut hover, dwell_ms) {
@@ -666,29 +696,11 @@ impl FacemouseApp {
                 if dwell_button(ui, big(&format!("Dwell click: {}", dwell_name(&dwell_action))), &mut hover, dwell_ms) {
                     self.set_dwell(next_dwell(&dwell_action));
                 }
-                let root = self.root.clone();
+                // The Profiles page: stepping through the profiles shows each
+                // one; only "Use" applies it.
                 if dwell_button(ui, big(&format!("Profile: {}", self.profile.name)), &mut hover, dwell_ms) {
-                    if names.len() > 1 {
-                        let next = names.iter().position(|n| *n == self.profile.name).map_or(0, |i| (i + 1) % names.len());
-                        let n = names[next].clone();
-                        self.switch_profile(&root, &n, &ctx);
-                        // Another zoom: nothing now under the pointer fires by itself.
-                        hover.act.relayout(&ctx);
-                    } else {
-                        self.status_message = "This is the only profile: \"New profile\" makes another from it".into();
-                    }
-                }
-                if dwell_button(ui, big("New profile"), &mut hover, dwell_ms) {
-                    // A copy of this one (settings, calibration, menus), switched to at once.
-                    let (from, name) = (self.profile.name.clone(), crate::profile::free_name(&root, &self.profile.name));
-                    match crate::profile::copy(&root, &from, &name) {
-                        Ok(_) => {
-                            self.switch_profile(&root, &name, &ctx);
-                            self.status_message = format!("Made profile {name} from {from}, and switched to it");
-                            hover.act.relayout(&ctx);
-                        }
-                        Err(e) => self.status_message = format!("No new profile: {e}"),
-                    }
+                    self.open_settings(&ctx);
+                    self.settings_page = Some(PROFILES_PAGE);
                 }
                 // Quitting takes two selections: once closed, a hands-free
                 // user cannot start Facemouse again by themselves. The second
@@ -827,15 +839,169 @@ impl FacemouseApp {
         }
     }
 
+    /// The Profiles page: the profile shown, and what can be done with it.
+    /// Stepping through the profiles only shows each; "Use" applies it.
+    /// While a name is typed (with the menu's keyboard), its save and cancel.
+    fn profile_controls(&mut self, ui: &mut egui::Ui, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context, t: f64) {
+        let big = |s: &str| RichText::new(s).size(20.0);
+        let root = self.root.clone();
+        if let Some(n) = self.naming.clone() {
+            let shown = if n.text.is_empty() { "…".to_string() } else { n.text.clone() };
+            if dwell_button(ui, big(&format!("Save name: {shown}")), c, dwell_ms) {
+                self.finish_naming(&root, ctx);
+                c.act.relayout(ctx);
+            }
+            if dwell_button(ui, big("Cancel naming"), c, dwell_ms) {
+                self.naming = None;
+                self.status_message = format!("{} keeps its name", n.from);
+                c.act.relayout(ctx);
+            }
+            return;
+        }
+        let names = self.choices.profiles.clone();
+        let current = self.profile.name.clone();
+        let shown = self.profile_shown.clone().filter(|n| names.contains(n)).unwrap_or_else(|| current.clone());
+        if dwell_button(ui, big(&format!("Profile {shown}: show next")), c, dwell_ms) {
+            let next = names.iter().position(|n| *n == shown).map_or(0, |i| (i + 1) % names.len().max(1));
+            self.profile_shown = names.get(next).cloned();
+            if names.len() <= 1 {
+                self.status_message = "This is the only profile: \"New profile\" makes another from it".into();
+            }
+        }
+        let in_use = shown == current;
+        if dwell_button(ui, big(&if in_use { format!("{shown} is in use") } else { format!("Use {shown}") }), c, dwell_ms) {
+            if in_use {
+                self.status_message = format!("{shown} is the profile in use");
+            } else {
+                self.switch_profile(&root, &shown, ctx);
+                // Another zoom: nothing now under the pointer fires by itself.
+                c.act.relayout(ctx);
+            }
+        }
+        if dwell_button(ui, big("New profile"), c, dwell_ms) {
+            // A copy of this one (settings, calibration, menus), switched to at once.
+            let (from, name) = (current.clone(), crate::profile::free_name(&root, &current));
+            match crate::profile::copy(&root, &from, &name) {
+                Ok(_) => {
+                    self.switch_profile(&root, &name, ctx);
+                    self.profile_shown = Some(name.clone());
+                    self.status_message = format!("Made profile {name} from {from}, and switched to it; \"Rename\" names it");
+                    c.act.relayout(ctx);
+                }
+                Err(e) => self.status_message = format!("No new profile: {e}"),
+            }
+        }
+        if dwell_button(ui, big(&format!("Rename {shown}")), c, dwell_ms) {
+            // The name is typed with the menu's keyboard, which opens for it.
+            self.naming = Some(Naming { from: shown.clone(), text: String::new() });
+            self.show_menu = true;
+            self.menu.nav.home();
+            if !self.menu.nav.open("keyboard") {
+                tracing::debug!("no keyboard menu to type the name with");
+            }
+            self.menu.relayout(ctx);
+            self.status_message = format!("Type the new name for {shown} with the menu's keyboard (letters, digits, - and _), then its Enter or \"Save name\"");
+            c.act.relayout(ctx);
+        }
+        let armed = self.delete_armed.as_ref().is_some_and(|(n, at)| *n == shown && t - at < QUIT_CONFIRM_S);
+        if dwell_button(ui, big(&if armed { format!("Delete {shown}: select again to confirm") } else { format!("Delete {shown}") }), c, dwell_ms) {
+            if in_use {
+                self.status_message = format!("{shown} is in use: use another profile first, then delete it");
+            } else if armed {
+                self.delete_armed = None;
+                self.status_message = match self.profile_unused_elsewhere(&root, &shown).and_then(|()| crate::profile::delete(&root, &shown).map_err(|e| e.to_string())) {
+                    Ok(kept) => {
+                        self.profile_shown = None;
+                        format!("Deleted profile {shown} (kept in {})", kept.display())
+                    }
+                    Err(e) => format!("{shown} not deleted: {e}"),
+                };
+            } else {
+                self.delete_armed = Some((shown.clone(), t));
+                self.status_message = format!("Select \"Delete {shown}\" again to delete it");
+            }
+        }
+    }
+
+    /// `Ok` when no window has profile `name` open (its lock is free); why not, in words.
+    fn profile_unused_elsewhere(&self, root: &std::path::Path, name: &str) -> Result<(), String> {
+        match crate::instance::open_profile(root, name) {
+            Ok(crate::instance::ProfileAccess::Writable(_)) => Ok(()),
+            Ok(access) => Err(access.read_only().unwrap_or_else(|| "it is open in another window".into())),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The name typed: the profile renamed (the one in use too: its lock is
+    /// let go, the folder renamed, and the profile opened under its new name).
+    fn finish_naming(&mut self, root: &std::path::Path, ctx: &egui::Context) {
+        let Some(n) = self.naming.take() else { return };
+        let to = n.text.trim().to_string();
+        if !crate::profile::valid_name(&to) {
+            self.status_message = format!("\"{to}\" cannot be a profile's name: use letters, digits, - and _ (at most 64)");
+            self.naming = Some(n);
+            return;
+        }
+        let in_use = n.from == self.profile.name;
+        let result = if in_use {
+            // Let go of our own lock, so that nothing holds the old name.
+            self.access = crate::instance::ProfileAccess::Unwritable("being renamed".into());
+            let r = crate::profile::rename(root, &n.from, &to).map_err(|e| e.to_string());
+            let name = if r.is_ok() { to.clone() } else { n.from.clone() };
+            self.switch_profile(root, &name, ctx);
+            r
+        } else {
+            self.profile_unused_elsewhere(root, &n.from).and_then(|()| crate::profile::rename(root, &n.from, &to).map_err(|e| e.to_string()))
+        };
+        self.status_message = match result {
+            Ok(_) => {
+                self.profile_shown = Some(to.clone());
+                self.show_menu = false;
+                format!("Profile {} is now {to}", n.from)
+            }
+            Err(e) => format!("{} not renamed: {e}", n.from),
+        };
+    }
+
+    /// Text from the menu's keyboard while a profile's name is typed: kept
+    /// for the name (letters, digits, - and _; a space is a -), and Delete
+    /// takes the last character back. `false` when no name is being typed.
+    fn type_into_name(&mut self, o: &Outcome) -> bool {
+        let Some(n) = self.naming.as_mut() else { return false };
+        match o {
+            Outcome::Type(t) => {
+                for ch in t.chars() {
+                    let ch = if ch == ' ' { '-' } else { ch };
+                    if (ch.is_ascii_alphanumeric() || ch == '-' || ch == '_') && n.text.len() < 64 {
+                        n.text.push(ch);
+                    }
+                }
+            }
+            Outcome::Keys(k) => match k.keys() {
+                [crate::command::Key::Backspace | crate::command::Key::Delete] => {
+                    n.text.pop();
+                }
+                [crate::command::Key::Space] => n.text.push('-'),
+                // Enter saves the name, from the keyboard itself (the window's
+                // "Save name" may lie under the docked menu).
+                [crate::command::Key::Return] => self.name_entered = true,
+                _ => {}
+            },
+            _ => return false,
+        }
+        true
+    }
+
     /// The Settings page's targets, in the controls' flow: close, the next
     /// page, then each setting's "less" and "more" (see [`settings_page`]).
-    fn settings_controls(&mut self, ui: &mut egui::Ui, page: usize, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context) {
+    fn settings_controls(&mut self, ui: &mut egui::Ui, page: usize, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context, t: f64) {
         let big = |s: &str| RichText::new(s).size(20.0);
-        // The toggles' page, then the stepping settings' pages.
-        let n = 1 + settings_page::pages();
+        // The toggles' page, the profiles' page, then the stepping settings' pages.
+        let n = FIRST_STEP_PAGE + settings_page::pages();
         let page = page.min(n - 1);
         if dwell_button(ui, big("Close settings"), c, dwell_ms) {
             self.settings_page = None;
+            self.naming = None;
             c.act.relayout(ctx);
             return;
         }
@@ -847,7 +1013,11 @@ impl FacemouseApp {
             self.setting_toggles(ui, c, dwell_ms, ctx);
             return;
         }
-        let page = page - 1;
+        if page == PROFILES_PAGE {
+            self.profile_controls(ui, c, dwell_ms, ctx, t);
+            return;
+        }
+        let page = page - FIRST_STEP_PAGE;
         let rows = page * settings_page::PER_PAGE..((page + 1) * settings_page::PER_PAGE).min(settings_page::ROWS.len());
         for row in rows {
             let (less, more) = settings_page::target_labels(&self.profile.settings, row);
