@@ -11,6 +11,11 @@
 //!   ring at the pointer (a window cut to a ring) and then clicks once.
 //! - Point scanning by the switch alone (a key): the lines sweep, each
 //!   press stops one, and the last clicks on the test window where they cross.
+//! - A long raise pauses, and the switch resumes: nothing clicks while paused.
+//! - Scroll mode started by a rest and ended by head motion alone, after
+//!   which the pointer is free.
+//! - The user's application keeps the keyboard focus across 10 starts of
+//!   Facemouse with its menu.
 
 mod common;
 
@@ -62,9 +67,15 @@ fn head_for(p: [f64; 2]) -> (f64, f64) {
 /// `rest_ms`, and at the end comes back to the screen's centre. Returns
 /// how long it lasts (s).
 fn clip(dir: &Path, still_ms: f64, targets: &[[f64; 2]], rest_ms: f64) -> f64 {
+    clip_with(dir, still_ms, targets, rest_ms, &[])
+}
+
+/// [`clip`], with the face also doing `extra` (raises, blinks) on the way.
+fn clip_with(dir: &Path, still_ms: f64, targets: &[[f64; 2]], rest_ms: f64, extra: &[ScriptEvent]) -> f64 {
     let mut cfg = SynthConfig::demo();
     let blink = |start_ms| ScriptEvent { start_ms, action: Action::Blink { closed_ms: 80.0 } };
     cfg.script = vec![blink(1200.0), blink(2600.0)];
+    cfg.script.extend_from_slice(extra);
     let mut t = still_ms;
     cfg.path = vec![(0.0, 0.0, 0.0), (t, 0.0, 0.0)];
     for p in targets.iter().chain(std::iter::once(&[SCREEN[0] / 2.0, SCREEN[1] / 2.0])) {
@@ -470,4 +481,123 @@ fn a_rest_on_another_application_shows_the_ring_at_the_pointer_then_clicks_once(
     assert_eq!(buttons.iter().filter(|p| near(b, p)).count(), 1, "one click at {b:?}: {buttons:?}");
     assert!(buttons.iter().all(|p| near(a, p) || near(b, p) || near(centre_pt, p)), "clicks only where the pointer rested: {buttons:?}");
     assert!(buttons.iter().filter(|p| near(centre_pt, p)).count() <= 2, "{buttons:?}");
+}
+
+/// A switch user paused by a long raise gets back with the switch: while
+/// paused a raise clicks nothing, the press that resumes clicks nothing, and
+/// after it a raise clicks again.
+#[test]
+fn a_pause_is_ended_by_the_switch_and_nothing_clicks_while_paused() {
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(wm) = openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, &settings("[switch]\nexternal_key = \"f12\"\n"));
+    let raise = |start_ms, hold_ms| ScriptEvent { start_ms, action: Action::Raise { amp: 0.08, hold_ms } };
+    // 6 s: held 2.2 s, a pause; 9.5 s: a raise while paused; 14.5 s: a raise after the switch resumed.
+    let clip_dir = tmp.path().join("clip");
+    let seconds = clip_with(&clip_dir, 18_000.0, &[], 500.0, &[raise(6000.0, 2200.0), raise(9500.0, 300.0), raise(14_500.0, 300.0)]);
+    let app = UserApp::open(&x.display, (0, 0), (1280, 800));
+    let log = tmp.path().join("facemouse.log");
+    let started = Instant::now();
+    let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, false);
+    let (main, minimized) = minimize_ours(&x);
+    // The switch, at 12 s: after the raise while paused, before the last one.
+    std::thread::sleep((started + Duration::from_secs(12)).saturating_duration_since(Instant::now()));
+    let before = app.buttons.lock().expect("buttons").clone();
+    let _ = xdotool(&x, &["key", "F12"]);
+    std::thread::sleep((started + Duration::from_secs_f64(seconds + 1.0)).saturating_duration_since(Instant::now()));
+    stop(fm);
+    let (_, buttons) = app.finish();
+    let mut wm = wm;
+    let _ = wm.kill();
+    let _ = wm.wait();
+    let said = || std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| !l.contains("shipped one")).collect::<Vec<_>>().join("\n");
+    assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
+    assert!(before.is_empty(), "a click while paused (or from the pausing raise): {before:?}; {}", said());
+    assert_eq!(buttons.len(), 1, "one click, from the raise after the switch resumed: {buttons:?}; {}", said());
+    assert_eq!(buttons[0].0, 1, "a left click");
+}
+
+/// Scroll mode by head motion alone: a rest starts it, the head moving down
+/// scrolls down (at most 15 steps a second), the head back where scrolling
+/// began for a second ends it, and then the pointer goes where the head
+/// points again (a pinned pointer could never reach "No click").
+#[test]
+fn scrolling_is_started_and_ended_by_head_motion_alone() {
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(wm) = openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, &settings("[switch]\ndwell = \"scroll_mode\"\n"));
+    let (a, b, c) = ([640.0, 300.0], [640.0, 560.0], [300.0, 650.0]);
+    let mut cfg = SynthConfig::demo();
+    let blink = |start_ms| ScriptEvent { start_ms, action: Action::Blink { closed_ms: 80.0 } };
+    cfg.script = vec![blink(1200.0), blink(2600.0)];
+    let mut t = 6000.0;
+    cfg.path = vec![(0.0, 0.0, 0.0), (t, 0.0, 0.0)];
+    // To A and rest 1.3 s (the dwell starts scrolling at 1 s); at once down
+    // to B for 2 s; back to A for 2.5 s (a second at rest there ends it);
+    // then on to C, briefly.
+    for (p, rest) in [(a, 1300.0), (b, 2000.0), (a, 2500.0), (c, 600.0)] {
+        let (hx, hy) = head_for(p);
+        t += 800.0;
+        cfg.path.push((t, hx, hy));
+        t += rest;
+        cfg.path.push((t, hx, hy));
+    }
+    cfg.duration_s = t / 1000.0 + 0.5;
+    let clip_dir = tmp.path().join("clip");
+    synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, &clip_dir).expect("clip");
+    let app = UserApp::open(&x.display, (0, 0), (1280, 800));
+    let log = tmp.path().join("facemouse.log");
+    let started = Instant::now();
+    let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, false);
+    let (main, minimized) = minimize_ours(&x);
+    // The end of the clip: the pointer at C, where the head points.
+    std::thread::sleep((started + Duration::from_secs_f64(cfg.duration_s)).saturating_duration_since(Instant::now()));
+    let pointer = xdotool(&x, &["getmouselocation", "--shell"]).unwrap_or_default();
+    std::thread::sleep(Duration::from_secs(1));
+    stop(fm);
+    let (_, buttons) = app.finish();
+    let mut wm = wm;
+    let _ = wm.kill();
+    let _ = wm.wait();
+    let field = |k: &str| pointer.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.parse::<f64>().ok()).unwrap_or(-1.0);
+    assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
+    let down = buttons.iter().filter(|b| b.0 == 5).count();
+    assert!(down >= 3, "the head moving down scrolled down: {buttons:?}; {}", std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| !l.contains("shipped one")).collect::<Vec<_>>().join("\n"));
+    assert!(down <= 45, "at most 15 steps a second for the 2 s down there (and its ramps): {down}");
+    assert!(buttons.iter().all(|b| b.0 == 4 || b.0 == 5 || b.0 == 6 || b.0 == 7), "scrolling only, no click: {buttons:?}");
+    assert!((field("X=") - c[0]).abs() < 80.0 && (field("Y=") - c[1]).abs() < 80.0, "the pointer is free again and went to {c:?}: {pointer}");
+}
+
+/// The user's application keeps the keyboard focus across 10 starts of
+/// Facemouse with its menu open (the menu took it in 2 of 5 starts once).
+#[test]
+fn the_users_application_keeps_the_focus_across_ten_starts() {
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(wm) = openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, &settings(""));
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let app = UserApp::open(&x.display, (0, 0), (640, 500));
+    let mut lost = Vec::new();
+    for i in 0..10 {
+        assert!(app.focus(&x), "xdotool cannot focus the test window");
+        let fm = facemouse(&x, &config).arg("--source").arg(&demo).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+        let menu = our_window(&x, "Facemouse menu", Duration::from_secs(20));
+        // The focus is given back for 1.5 s after a window is found: look after that.
+        std::thread::sleep(Duration::from_secs(2));
+        if menu.is_none() || !app.has_focus(&x) {
+            lost.push((i, menu.is_some()));
+        }
+        stop(fm);
+    }
+    let _ = app.finish();
+    let mut wm = wm;
+    let _ = wm.kill();
+    let _ = wm.wait();
+    assert!(lost.is_empty(), "starts (number, menu shown) after which the user's application had lost the focus: {lost:?}");
 }
