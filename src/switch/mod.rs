@@ -44,6 +44,9 @@ pub struct Intents {
 pub const SCROLL_MAX_STEPS_PER_S: f64 = 15.0;
 /// The pointer resting at the scroll's anchor this long ends scroll mode.
 pub const SCROLL_REST_END_MS: f64 = 1000.0;
+/// Where scrolling ended, no dwell acts until the pointer has moved this
+/// far (pixels): the rest that ended it would start it again.
+pub const DWELL_SPENT_RADIUS: f64 = 40.0;
 
 /// The switch stage.
 #[derive(Debug)]
@@ -72,6 +75,8 @@ pub struct SwitchDecider {
     own_areas: Vec<ScreenArea>,
     /// The desktop the pointer maps onto (left, top, width, height): what point scanning covers.
     area: [f64; 4],
+    /// A dwell is spent here until the pointer leaves (where scrolling ended).
+    dwell_spent_at: Option<Point>,
     /// Point scanning under way, and when a press last acted on it.
     point_scan: Option<point_scan::PointScan>,
     point_scan_pressed: Option<f64>,
@@ -96,6 +101,7 @@ impl SwitchDecider {
             last_pos: None,
             to_scanner: false,
             area: [0.0, 0.0, 1920.0, 1080.0],
+            dwell_spent_at: None,
             point_scan: None,
             point_scan_pressed: None,
             quiet_until: None,
@@ -160,8 +166,11 @@ impl SwitchDecider {
 
     /// Leaves scroll mode, if on.
     fn end_scroll(&mut self, events: &mut Vec<Event>) {
-        if self.scroll_anchor.take().is_some() {
+        if let Some(anchor) = self.scroll_anchor.take() {
             events.push(Event::ScrollEnd);
+            // The user still rests there: that rest ended the scrolling, and
+            // must not start it again a dwell later.
+            self.dwell_spent_at = Some(anchor);
         }
         self.scroll_last_t = None;
         self.scroll_rest_since = None;
@@ -210,8 +219,15 @@ impl SwitchDecider {
                     _ => {}
                 }
             }
-            // While point scanning, the pointer is the scan's: no dwell.
-            if dwell && self.point_scan.is_none() && self.dwell_acts(pointer) {
+            // While point scanning, the pointer is the scan's: no dwell. While
+            // scrolling, the head held away from where scrolling began is
+            // scrolling, not a rest: a dwell there ended it after a second
+            // (the rest at the anchor ends it, below).
+            let scrolling_away = self.scroll_anchor.is_some_and(|a| (pointer[0] - a[0]).abs().max((pointer[1] - a[1]).abs()) >= 0.5 * self.s.scroll_px_per_step.max(1.0));
+            if self.dwell_spent_at.is_some_and(|p| crate::events::dist(p, pointer) > DWELL_SPENT_RADIUS) {
+                self.dwell_spent_at = None;
+            }
+            if dwell && self.point_scan.is_none() && !scrolling_away && self.dwell_spent_at.is_none() && self.dwell_acts(pointer) {
                 events.push(Event::Dwell);
                 triggers.push(self.s.dwell.clone());
             }
@@ -833,6 +849,22 @@ mod tests {
     /// The pointer is pinned while scrolling, so "No click" on the toolbar
     /// could never be reached: resting at the anchor for a second ends
     /// scrolling by itself, and the pointer is free again.
+    /// The head held away to scroll a long page: the pointer stays still
+    /// there (a dwell), which must not end the scrolling.
+    #[test]
+    fn a_head_held_away_keeps_scrolling_whatever_the_dwell() {
+        let (mut d, mut c, mut e) = scrolling();
+        // Scrolling by dwell, as the toolbar's "Scroll" sets it.
+        d.set_settings(&SwitchSettings { dwell: Action::ScrollMode, long_blink: Action::ScrollMode, ..SwitchSettings::default() });
+        let mut t = 3000.0;
+        for _ in 0..150 {
+            t += 33.3;
+            d.decide(&tracked(), [500.0, 700.0], true, t, &mut c, &mut e);
+        }
+        assert!(d.scrolling(), "still scrolling after 5 s held away: {e:?}");
+        assert!(steps(&c).1 >= 60, "about 15 steps a second all along: {}", steps(&c).1);
+    }
+
     #[test]
     fn a_rest_at_the_anchor_ends_scrolling_and_frees_the_pointer() {
         let (mut d, mut c, mut e) = scrolling();
@@ -858,6 +890,35 @@ mod tests {
         t += 33.3;
         d.decide(&tracked(), [900.0, 300.0], false, t, &mut c, &mut e);
         assert_eq!(c, vec![Command::MoveTo { x: 900.0, y: 300.0 }], "the pointer moves again");
+    }
+
+    /// Scrolling by dwell ended by the rest at its anchor: the user still
+    /// resting there must not start it again a dwell later.
+    #[test]
+    fn the_rest_that_ended_scrolling_does_not_start_it_again() {
+        let s = SwitchSettings { dwell: Action::ScrollMode, ..SwitchSettings::default() };
+        let mut d = SwitchDecider::new(&s);
+        let (mut c, mut e) = (Vec::new(), Vec::new());
+        let mut t = 0.0;
+        for _ in 0..90 {
+            t += 33.3;
+            d.decide(&tracked(), [500.0, 500.0], false, t, &mut c, &mut e);
+        }
+        d.decide(&tracked(), [500.0, 500.0], true, t, &mut c, &mut e);
+        assert!(d.scrolling());
+        // Resting at the anchor: ended after a second; the dwell keeps coming, nothing starts again.
+        for _ in 0..150 {
+            t += 33.3;
+            d.decide(&tracked(), [502.0, 503.0], true, t, &mut c, &mut e);
+        }
+        assert!(!d.scrolling(), "{e:?}");
+        assert_eq!(e.iter().filter(|e| **e == Event::ScrollStart).count(), 1, "{e:?}");
+        // Away and back: a new dwell starts it again.
+        t += 33.3;
+        d.decide(&tracked(), [800.0, 500.0], false, t, &mut c, &mut e);
+        t += 700.0;
+        d.decide(&tracked(), [800.0, 500.0], true, t, &mut c, &mut e);
+        assert!(d.scrolling(), "a new rest elsewhere scrolls");
     }
 
     /// A second press within the cooldown was dropped without a sign.
