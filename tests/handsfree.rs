@@ -16,6 +16,8 @@
 //!   which the pointer is free.
 //! - The user's application keeps the keyboard focus across 10 starts of
 //!   Facemouse with its menu.
+//! - A setting is changed on the Settings page by resting the pointer, and
+//!   is there after a restart.
 
 mod common;
 
@@ -603,4 +605,92 @@ fn the_users_application_keeps_the_focus_across_ten_starts() {
     let _ = wm.kill();
     let _ = wm.wait();
     assert!(lost.is_empty(), "starts (number, menu shown) after which the user's application had lost the focus: {lost:?}");
+}
+
+/// Where the main window's targets are: the real window laid out in a
+/// harness of the window's size (egui lays out alike wherever it runs; the
+/// profile's zoom is 1 here, so points are pixels), following `labels` one
+/// after the other by dwell as the user will. The centre of each.
+fn main_window_centres(size: (i32, i32), labels: &[&str]) -> Vec<[f64; 2]> {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    default_profile(root, &settings(""));
+    let access = facemouse::instance::open_profile(root, "default").expect("lock");
+    let (prof, _) = facemouse::profile::open_from(root, "default").expect("profile");
+    let source = facemouse::ui::SourceChoice::recording(&root.join("none.avi"), false, false);
+    let worker = facemouse::ui::Worker::start(prof.settings.clone(), source.clone()).expect("worker");
+    let nav = facemouse::menus::Navigator::new(facemouse::menus::load_dir(&facemouse::data_dir().join("menus")).expect("menus"));
+    let launch = facemouse::ui::Launch { profile: prof, notes: Vec::new(), source, show_menu: false, calibrate: false, access, drive_lock: None, at_login: false, autostart_dir: Some(root.join("autostart")) };
+    let app = facemouse::ui::FacemouseApp::new(&egui::Context::default(), launch, nav, worker);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(size.0 as f32, size.1 as f32))
+        .with_step_dt(0.1)
+        .build_ui_state(|ui, app: &mut facemouse::ui::FacemouseApp| app.show(ui), app);
+    // The pointer comes in over the picture first, as in the real window.
+    h.hover_at(egui::pos2(20.0, 200.0));
+    h.run_steps(3);
+    let mut centres = Vec::new();
+    for label in labels {
+        let Some(node) = h.query_by_label(label) else { panic!("no \"{label}\" in a window of {size:?}") };
+        let c = node.rect().center();
+        centres.push([f64::from(c.x), f64::from(c.y)]);
+        h.get_by_label(label).hover();
+        h.run_steps(14);
+        // Off it again (over the picture), as the user will.
+        h.hover_at(egui::pos2(20.0, 200.0));
+        h.run_steps(3);
+    }
+    centres
+}
+
+/// Rests the real pointer on `p` (screen pixels) for `ms`, as a head
+/// pointer does: it arrives, trembles a pixel, and stays; then leaves.
+fn rest_pointer(x: &Xvfb, p: [f64; 2], ms: u64, away: [f64; 2]) {
+    let (px, py) = (format!("{:.0}", p[0]), format!("{:.0}", p[1]));
+    let _ = xdotool(x, &["mousemove", &px, &py]);
+    std::thread::sleep(Duration::from_millis(150));
+    let _ = xdotool(x, &["mousemove", &format!("{:.0}", p[0] + 1.0), &py]);
+    std::thread::sleep(Duration::from_millis(ms));
+    let _ = xdotool(x, &["mousemove", &format!("{:.0}", away[0]), &format!("{:.0}", away[1])]);
+    std::thread::sleep(Duration::from_millis(400));
+}
+
+/// The Settings page in the real window, by resting the pointer alone: the
+/// dwell time stepped longer is saved, and after a restart the window
+/// starts from it (the next step gives 1.2 s, not 1.1 s again).
+#[test]
+fn a_setting_changed_by_dwell_is_kept_after_a_restart() {
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(wm) = openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, &settings(""));
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let dwell_saved = || {
+        let text = std::fs::read_to_string(config.join("profiles/default/settings.toml")).unwrap_or_default();
+        facemouse::profile::parse_settings(Path::new("settings.toml"), &text).map(|s| s.pointer.dwell_ms).unwrap_or(-1.0)
+    };
+    let pages = 2 + facemouse::ui::settings_page::pages();
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let fm = facemouse(&x, &config).arg("--source").arg(&demo).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+        let Some((wx, wy, ww, wh)) = our_window(&x, "Facemouse", Duration::from_secs(20)) else { panic!("the window never showed") };
+        std::thread::sleep(Duration::from_secs(2));
+        let (wx, wy, ww, wh) = our_window(&x, "Facemouse", Duration::from_secs(1)).unwrap_or((wx, wy, ww, wh));
+        // (Laid out on a fresh profile: its dwell time is 1.0 s there; the target is in the same place.)
+        let labels = ["Settings", &format!("More settings (1/{pages})"), &format!("More settings (2/{pages})"), "Dwell time 1.0 s: longer"];
+        let on_screen: Vec<[f64; 2]> = main_window_centres((ww, wh), &labels).iter().map(|c| [f64::from(wx) + c[0], f64::from(wy) + c[1]]).collect();
+        let away = [f64::from(wx) + 20.0, f64::from(wy) + 200.0];
+        // The pointer comes into the window first (where it first shows is taken as resting there).
+        rest_pointer(&x, away, 300, away);
+        for p in &on_screen {
+            rest_pointer(&x, *p, 1600, away);
+        }
+        seen.push(dwell_saved());
+        stop(fm);
+    }
+    let mut wm = wm;
+    let _ = wm.kill();
+    let _ = wm.wait();
+    assert_eq!(seen, vec![1100.0, 1200.0], "saved by the first run, started from by the second");
 }
