@@ -652,3 +652,29 @@ fn profiles_are_shown_used_named_and_deleted_by_dwell() {
     assert!(!tmp.path().join("profiles/default").exists(), "deleted after the confirming selection");
     assert!(std::fs::read_dir(tmp.path().join("deleted-profiles")).expect("kept").next().is_some(), "kept aside, not lost");
 }
+
+/// The live plot is in full view above the controls at 1280x800 pixels and
+/// the default zoom (one above the other, the plot was half hidden behind
+/// the controls): its title and its legend lie above the first control.
+#[test]
+fn the_preview_and_the_plot_are_in_view_above_the_controls() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    // 1280x800 pixels at the default zoom of 1.5.
+    let size = egui::vec2(853.0, 533.0);
+    let (mut h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
+    // A camera picture, as the worker publishes it (640x480).
+    if let Ok(mut s) = snap.lock() {
+        s.preview = Some(std::sync::Arc::new(facemouse::ui::Preview { width: 640, height: 480, rgb: vec![128; 640 * 480 * 3] }));
+        s.frame_seq += 1;
+        s.frame_size = (640, 480);
+    }
+    h.run_steps(3);
+    let controls_top = h.get_by_label("Pause").rect().top();
+    for label in ["threshold"] {
+        let r = h.get_by_label(label).rect();
+        assert!(r.bottom() <= controls_top && r.top() >= 0.0, "the plot's \"{label}\" at {r:?} is behind the controls (from {controls_top})");
+    }
+    let title = h.get_by_label_contains("Eye closure and eyebrow lift").rect();
+    assert!(title.bottom() <= controls_top, "{title:?}");
+}

@@ -34,7 +34,7 @@ use style::{Palette, Tone};
 use crate::profile::{Profile, Settings};
 
 pub use crate::session::Intent;
-pub use worker::{Snapshot, SourceChoice, Worker};
+pub use worker::{Preview, Snapshot, SourceChoice, Worker};
 
 pub use crate::settings::UiSettings;
 
