@@ -18,6 +18,7 @@
 //!   Facemouse with its menu.
 //! - A setting is changed on the Settings page by resting the pointer, and
 //!   is there after a restart.
+//! - The docked menu never covers the main window's controls, at any edge.
 
 mod common;
 
@@ -693,4 +694,35 @@ fn a_setting_changed_by_dwell_is_kept_after_a_restart() {
     let _ = wm.kill();
     let _ = wm.wait();
     assert_eq!(seen, vec![1100.0, 1200.0], "saved by the first run, started from by the second");
+}
+
+/// The menu docked at each edge never lies over the main window (docked at
+/// the bottom it covered every one of its controls): the window moves out of
+/// its way, and comes back when the menu closes.
+#[test]
+fn the_docked_menu_never_covers_the_main_window() {
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(wm) = openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let mut overlaps = Vec::new();
+    for dock in ["bottom", "top", "left", "right"] {
+        let config = tmp.path().join(dock);
+        default_profile(&config, &format!("[ui]\nmenu_dock = \"{dock}\"\n"));
+        let fm = facemouse(&x, &config).arg("--source").arg(&demo).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+        let _ = our_window(&x, "Facemouse menu", Duration::from_secs(20));
+        std::thread::sleep(Duration::from_secs(3));
+        let (main, menu) = (our_window(&x, "Facemouse", Duration::from_secs(2)), our_window(&x, "Facemouse menu", Duration::from_secs(2)));
+        stop(fm);
+        let (Some(a), Some(b)) = (main, menu) else { panic!("{dock}: a window never showed ({main:?}, {menu:?})") };
+        // (Inner areas: the main window's title bar may touch the menu's edge.)
+        let apart = a.0 + a.2 <= b.0 || b.0 + b.2 <= a.0 || a.1 + a.3 <= b.1 || b.1 + b.3 <= a.1;
+        if !apart {
+            overlaps.push((dock, a, b));
+        }
+    }
+    let mut wm = wm;
+    let _ = wm.kill();
+    let _ = wm.wait();
+    assert!(overlaps.is_empty(), "the menu lay over the main window (edge, main, menu as x, y, width, height): {overlaps:?}");
 }

@@ -140,6 +140,10 @@ pub struct FacemouseApp {
     naming: Option<Naming>,
     /// Enter was selected on the menu's keyboard while naming.
     name_entered: bool,
+    /// The main window was moved out of the docked menu's way (for this
+    /// edge), and where it was before (outer position, inner size).
+    menu_cleared: Option<crate::settings::Dock>,
+    main_before_menu: Option<(egui::Pos2, egui::Vec2)>,
     quitting: bool,
     /// The external switch (a key or switch button), while the profile sets one.
     external: Option<crate::capture::switch_input::SwitchInput>,
@@ -245,6 +249,8 @@ impl FacemouseApp {
             delete_armed: None,
             naming: None,
             name_entered: false,
+            menu_cleared: None,
+            main_before_menu: None,
             quitting: false,
             autostart_dir,
             choices: Choices::start(root.clone()),
@@ -420,6 +426,31 @@ fn dwell_name(a: &crate::settings::Action) -> &'static str {
         Action::ScrollMode => "scroll",
         _ => "other",
     }
+}
+
+/// The least room (points) the main window keeps beside the docked menu:
+/// its controls and status; with less, it is left where it is.
+const MAIN_MIN_SIZE: egui::Vec2 = egui::vec2(300.0, 220.0);
+
+/// Where the main window goes to lie clear of the menu docked at `dock`
+/// (`menu`, all in points): its outer position and inner size. `None` when
+/// it is clear already, or when too little room would be left.
+fn clear_of_menu(outer: egui::Rect, inner: egui::Rect, menu: egui::Rect, dock: crate::settings::Dock) -> Option<(egui::Pos2, egui::Vec2)> {
+    use crate::settings::Dock;
+    if !outer.intersects(menu) {
+        return None;
+    }
+    // The window manager's frame round the inner area.
+    let (frame_min, frame_max) = (inner.min - outer.min, outer.max - inner.max);
+    let (mut lo, mut hi) = (outer.min, outer.max);
+    match dock {
+        Dock::Bottom => hi.y = hi.y.min(menu.min.y),
+        Dock::Top => lo.y = lo.y.max(menu.max.y),
+        Dock::Left => lo.x = lo.x.max(menu.max.x),
+        Dock::Right => hi.x = hi.x.min(menu.min.x),
+    }
+    let size = hi - lo - frame_min - frame_max;
+    (size.x >= MAIN_MIN_SIZE.x && size.y >= MAIN_MIN_SIZE.y).then_some((lo, size))
 }
 
 /// The Settings page's pages: the toggles, the profiles, then the stepping settings.
@@ -736,11 +767,18 @@ impl FacemouseApp {
         }
         if self.show_menu {
             self.menu_window(&ctx, t);
+            self.keep_clear_of_menu(&ctx);
         } else {
             // A menu window opened again is a new window: its hint is set again.
             self.menu_focus = None;
             self.menu_strut = None;
             self.menu_area = None;
+            // The main window back where it was before the menu pushed it aside.
+            if let Some((at, size)) = self.main_before_menu.take() {
+                ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(at));
+                ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(size));
+            }
+            self.menu_cleared = None;
         }
         self.desktop_dwell(&ctx, &snap, desktop_dwell::outer_area(&ctx));
         // The preview and the plot side by side, each in full view above the
@@ -1162,6 +1200,31 @@ impl FacemouseApp {
         }
     }
 
+    /// The main window out of the docked menu's way: it covered every one
+    /// of the main window's controls (the window manager keeps maximized
+    /// windows out of the menu's strip, not this one). Once per menu
+    /// opening and edge; put back when the menu closes.
+    fn keep_clear_of_menu(&mut self, ctx: &egui::Context) {
+        let dock = self.profile.settings.ui.menu_dock;
+        if self.menu_cleared == Some(dock) || self.wizard_full_screen {
+            return;
+        }
+        let Some(screen) = desktop_dwell::screen_points(ctx) else { return };
+        let (outer, inner) = ctx.input(|i| (i.viewport().outer_rect, i.viewport().inner_rect));
+        let (Some(outer), Some(inner)) = (outer, inner) else { return };
+        if ctx.input(|i| i.viewport().minimized.unwrap_or(false)) {
+            return;
+        }
+        self.menu_cleared = Some(dock);
+        let (at, size) = dock.place(screen);
+        let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(size[0], size[1]));
+        if let Some((pos, inner_size)) = clear_of_menu(outer, inner, menu, dock) {
+            self.main_before_menu.get_or_insert((outer.min, inner.size()));
+            ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(pos));
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(inner_size));
+        }
+    }
+
     /// Another user's profile, applied live: settings, style and menus.
     fn switch_profile(&mut self, root: &std::path::Path, name: &str, ctx: &egui::Context) {
         // The new profile's lock first: its files are written (a broken one
@@ -1548,6 +1611,27 @@ mod tests {
         assert_eq!(state_text(&s).0, "No picture from the camera");
         s.frame_seq = 1;
         assert!(state_text(&s).0.starts_with("Searching"));
+    }
+
+    #[test]
+    fn the_main_window_is_moved_clear_of_the_docked_menu_and_keeps_its_frame() {
+        use crate::settings::Dock;
+        let r = |x0: f32, y0: f32, x1: f32, y1: f32| egui::Rect::from_min_max(egui::pos2(x0, y0), egui::pos2(x1, y1));
+        // 1280x800 at zoom 1.5: 853x533 points; a window over the whole screen with a 20-point title bar.
+        let (outer, inner) = (r(0.0, 0.0, 853.0, 533.0), r(0.0, 20.0, 853.0, 533.0));
+        let screen = [853.0, 533.0];
+        for dock in [Dock::Bottom, Dock::Top, Dock::Left, Dock::Right] {
+            let (at, size) = dock.place(screen);
+            let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(size[0], size[1]));
+            let (pos, inner_size) = clear_of_menu(outer, inner, menu, dock).expect("room beside the menu");
+            let now = egui::Rect::from_min_size(pos, inner_size + egui::vec2(0.0, 20.0));
+            assert!(!now.intersects(menu.shrink(0.5)), "{dock:?}: {now:?} against {menu:?}");
+            assert!(inner_size.x >= MAIN_MIN_SIZE.x && inner_size.y >= MAIN_MIN_SIZE.y);
+        }
+        // Clear already: nothing to do. Too little room left: left where it is.
+        let menu = r(0.0, 400.0, 853.0, 533.0);
+        assert_eq!(clear_of_menu(r(0.0, 0.0, 853.0, 390.0), r(0.0, 20.0, 853.0, 390.0), menu, Dock::Bottom), None);
+        assert_eq!(clear_of_menu(outer, inner, r(0.0, 100.0, 853.0, 533.0), Dock::Bottom), None);
     }
 
     #[test]
