@@ -533,3 +533,39 @@ fn the_menu_opens_again_on_its_first_page() {
     h.run_steps(2);
     assert_eq!(h.state().panel.page().0, 0);
 }
+
+/// The side dock's keyboard keeps its keys while the user types: a long echo
+/// line once pushed "Edit menu" onto a second line, and the page dropped
+/// from 12 keys to 9 in mid-sentence. The echo line shows the end of the text.
+#[test]
+fn a_long_echo_line_never_takes_keys_from_the_page() {
+    let dir = user_menus();
+    let menus = menus::load_dir(dir.path()).expect("menus");
+    let panel = MenuPanel::new(Navigator::new(menus), dir.path().to_path_buf(), 3, false, 1000.0, 60_000.0);
+    // The right dock of a 1920x1080 screen at zoom 1.5 (docs/keyboard.md).
+    let mut h = Harness::builder().with_size(egui::vec2(560.0, 660.0)).build_ui_state(
+        |ui, s: &mut State| {
+            if let Some(o) = s.panel.show(ui, 0.0) {
+                s.outcomes.push(o);
+            }
+        },
+        State { panel, outcomes: Vec::new() },
+    );
+    h.run_steps(1);
+    h.state_mut().panel.nav.open("keyboard");
+    h.run_steps(2);
+    let keys = |h: &Harness<'static, State>| h.state().panel.targets().iter().filter(|t| matches!(t, Target::Item(_))).count();
+    let before = keys(&h);
+    let edit = h.get_by_label("Edit menu").rect();
+    for _ in 0..12 {
+        for key in ["e", "e", "Space"] {
+            press(&mut h, key);
+            h.hover_at(egui::pos2(5.0, 5.0));
+            h.run_steps(1);
+        }
+    }
+    assert_eq!(h.state().panel.echo().len(), 36);
+    assert_eq!(keys(&h), before, "keys on the page before and after a long sentence");
+    assert_eq!(h.get_by_label("Edit menu").rect(), edit, "Edit menu stays where it was");
+    assert!(h.query_by_label_contains("ee ee _").is_some(), "the echo line shows the end of the text");
+}

@@ -93,6 +93,17 @@ pub struct MenuPanel {
 /// At most this many predicted words, in one row above the keys.
 const MAX_WORDS: usize = 4;
 
+/// `prefix` and as much of the end of `text` as fits in `room` characters
+/// ("…" where the start is left out).
+fn tail_fitting(prefix: &str, text: &str, room: usize) -> String {
+    let (p, n) = (prefix.chars().count(), text.chars().count());
+    if p + n <= room {
+        return format!("{prefix}{text}");
+    }
+    let keep = room.saturating_sub(p + 1);
+    format!("{prefix}…{}", text.chars().skip(n - keep.min(n)).collect::<String>())
+}
+
 /// The echo line keeps this many characters.
 const ECHO_CHARS: usize = 60;
 
@@ -463,25 +474,35 @@ impl MenuPanel {
         let lit = if self.scanning { self.scanner.lit() } else { 0..0 };
         let toggle = self.targets.iter().position(|t| *t == Target::EditMenu);
         let mut chosen = None;
-        // Wrapped: on a narrow window the echo line and Edit menu go to the next line, not off the edge.
-        ui.horizontal_wrapped(|ui| {
+        // One line, always: the title, "Edit menu" at the right edge, and the
+        // echo line in the room between, showing the end of the text. (Wrapped,
+        // a long echo line pushed "Edit menu" onto a second line, and the
+        // page lost a row of keys in mid-sentence.)
+        ui.horizontal(|ui| {
             if let Some(line) = self.entry_line() {
                 // Writing a name or a text for the editor: it shows here.
                 ui.heading(RichText::new(line).size(28.0).monospace());
                 return;
             }
             ui.heading(RichText::new(&menu.title).size(28.0));
-            if self.nav.current_name().starts_with("keyboard") {
-                // The echo line: what was typed, so the user sees it without
-                // looking away (the application may be under the menu).
-                let shown = if self.echo.is_empty() { "(nothing yet)".to_string() } else { format!("{}_", self.echo) };
-                ui.label(RichText::new(format!("Typed: {shown}")).size(24.0).monospace());
-            }
-            let b = super::style::target_button(ui, RichText::new(self.target_label(Target::EditMenu, &menu)).size(18.0), toggle.is_some_and(|k| lit.contains(&k)));
-            let r = ui.add(b);
-            if self.act.target(ui, &r, self.dwell_ms) {
-                chosen = Some(Target::EditMenu);
-            }
+            let keyboard = self.nav.current_name().starts_with("keyboard");
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let b = super::style::target_button(ui, RichText::new(self.target_label(Target::EditMenu, &menu)).size(18.0), toggle.is_some_and(|k| lit.contains(&k)));
+                let r = ui.add(b);
+                if self.act.target(ui, &r, self.dwell_ms) {
+                    chosen = Some(Target::EditMenu);
+                }
+                if keyboard {
+                    // The echo line: what was typed, so the user sees it without
+                    // looking away (the application may be under the menu).
+                    let font = egui::FontId::monospace(24.0);
+                    let char_w = ui.fonts_mut(|f| f.glyph_width(&font, 'm')).max(1.0);
+                    let room = ((ui.available_width() - 8.0) / char_w).floor().max(8.0) as usize;
+                    let text = if self.echo.is_empty() { "(nothing yet)".to_string() } else { format!("{}_", self.echo) };
+                    let line = tail_fitting("Typed: ", &text, room);
+                    ui.add(egui::Label::new(RichText::new(line).font(font)).wrap_mode(egui::TextWrapMode::Truncate));
+                }
+            });
         });
         let editor = self.editing && self.entry.is_none();
         if editor {
