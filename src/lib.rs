@@ -21,6 +21,7 @@ pub mod profile;
 pub mod replay;
 pub mod session;
 pub mod settings;
+pub mod speech;
 pub mod stats;
 pub mod switch;
 pub mod trace;

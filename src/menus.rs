@@ -55,6 +55,9 @@ pub struct ItemFile {
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// Say this aloud (a saved phrase).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub say: Option<String>,
 }
 
 /// A menu file.
@@ -85,6 +88,10 @@ pub enum MenuAction {
     PointScan,
     /// Open the Settings page (in the main window).
     Settings,
+    /// Speak the text typed with the keyboard menus aloud.
+    Speak,
+    /// Speak this phrase aloud.
+    Say(String),
 }
 
 /// A validated item.
@@ -139,6 +146,12 @@ impl ItemFile {
         if let Some(u) = &self.url {
             found.push(MenuAction::Url(u.clone()));
         }
+        if let Some(t) = &self.say {
+            if t.trim().is_empty() {
+                return Err("`say` is empty".into());
+            }
+            found.push(MenuAction::Say(t.clone()));
+        }
         if let Some(a) = &self.action {
             found.push(match a.as_str() {
                 "back" => MenuAction::Back,
@@ -148,13 +161,14 @@ impl ItemFile {
                 "next_monitor" => MenuAction::NextMonitor,
                 "point_scan" => MenuAction::PointScan,
                 "settings" => MenuAction::Settings,
-                other => return Err(format!("unknown action {other:?} (use back, home, pause, close, next_monitor, point_scan or settings)")),
+                "speak" => MenuAction::Speak,
+                other => return Err(format!("unknown action {other:?} (use back, home, pause, close, next_monitor, point_scan, settings or speak)")),
             });
         }
         match found.len() {
             1 => Ok(found.remove(0)),
-            0 => Err("does nothing: give it one of submenu, launch, type, keys, url or action".into()),
-            _ => Err("does more than one thing: give it only one of submenu, launch, type, keys, url or action".into()),
+            0 => Err("does nothing: give it one of submenu, launch, type, keys, url, say or action".into()),
+            _ => Err("does more than one thing: give it only one of submenu, launch, type, keys, url, say or action".into()),
         }
     }
 }
@@ -343,6 +357,8 @@ impl MenuAction {
             Self::NextMonitor => it.action = Some("next_monitor".into()),
             Self::PointScan => it.action = Some("point_scan".into()),
             Self::Settings => it.action = Some("settings".into()),
+            Self::Speak => it.action = Some("speak".into()),
+            Self::Say(t) => it.say = Some(t.clone()),
         }
     }
 }
@@ -390,6 +406,10 @@ pub enum Outcome {
     NextMonitor,
     PointScan,
     Settings,
+    /// Speak the typed text.
+    Speak,
+    /// Speak this phrase.
+    Say(String),
 }
 
 /// The navigation state: a stack of open menus.
@@ -482,6 +502,8 @@ impl Navigator {
             MenuAction::NextMonitor => Outcome::NextMonitor,
             MenuAction::PointScan => Outcome::PointScan,
             MenuAction::Settings => Outcome::Settings,
+            MenuAction::Speak => Outcome::Speak,
+            MenuAction::Say(t) => Outcome::Say(t),
         })
     }
 
@@ -685,6 +707,20 @@ mod tests {
         assert_eq!(n.select(settings), Some(Outcome::Settings));
         let e = parse(Path::new("menus/x.toml"), "title = \"x\"\n[[items]]\nlabel = \"A\"\naction = \"next_screen\"\n").expect_err("unknown").to_string();
         assert!(e.contains("next_monitor"), "the message lists the actions: {e}");
+    }
+
+    #[test]
+    fn the_keyboard_speaks_and_its_phrases_are_said_with_one_selection() {
+        let mut n = Navigator::new(shipped());
+        assert!(n.open("keyboard"));
+        let speak = n.current().items.iter().position(|i| i.action == MenuAction::Speak).expect("a Speak key");
+        assert_eq!(n.select(speak), Some(Outcome::Speak));
+        let phrases = n.current().items.iter().position(|i| i.action == MenuAction::Submenu("phrases".into())).expect("a Phrases key");
+        assert_eq!(n.select(phrases), Some(Outcome::Moved));
+        let yes = n.current().items.iter().position(|i| i.label == "Yes").expect("a phrase");
+        assert_eq!(n.select(yes), Some(Outcome::Say("Yes".into())));
+        let e = parse(Path::new("menus/x.toml"), "title = \"x\"\n[[items]]\nlabel = \"A\"\nsay = \" \"\n").expect_err("empty").to_string();
+        assert!(e.contains("`say` is empty"), "{e}");
     }
 
     #[test]

@@ -678,3 +678,48 @@ fn the_preview_and_the_plot_are_in_view_above_the_controls() {
     let title = h.get_by_label_contains("Eye closure and eyebrow lift").rect();
     assert!(title.bottom() <= controls_top, "{title:?}");
 }
+
+/// The keyboard's Speak, in the window: without the speech program the
+/// window says so in one line and typing goes on; with one, the typed text
+/// is given to it as one argument.
+#[test]
+fn speak_says_the_typed_text_or_why_not() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let said = tmp.path().join("said");
+    let speaker = tmp.path().join("speaker");
+    std::fs::write(&speaker, format!("#!/bin/sh\nprintf '%s|' \"$@\" > {}\n", said.display())).expect("script");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&speaker, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    // A small keyboard, so that its keys are all on one page here.
+    let menus_dir = tmp.path().join("menus");
+    std::fs::create_dir_all(&menus_dir).expect("menus");
+    std::fs::write(menus_dir.join("main.toml"), "title = \"Home\"\n[[items]]\nlabel = \"Keyboard\"\nsubmenu = \"keyboard\"\n").expect("main");
+    std::fs::write(menus_dir.join("keyboard.toml"), "title = \"Keyboard\"\n[[items]]\nlabel = \"e\"\ntype = \"e\"\n[[items]]\nlabel = \"Speak\"\naction = \"speak\"\n").expect("keyboard");
+    for (program, expect) in [("/no/such/speaker", "Not spoken: the speech program /no/such/speaker was not found"), (speaker.to_str().expect("utf-8"), "Speaking: e")] {
+        let root = tempfile::tempdir().expect("root");
+        let dir = root.path().join("profiles/default");
+        std::fs::create_dir_all(&dir).expect("profile");
+        std::fs::write(dir.join("settings.toml"), format!("[ui]\nspeech = \"{program}\"\nmenu_dock = \"right\"\n")).expect("settings");
+        let access = instance::open_profile(root.path(), "default").expect("lock");
+        let (prof, _) = profile::open_from(root.path(), "default").expect("profile");
+        let source = SourceChoice::recording(&root.path().join("none.avi"), false, false);
+        let worker = Worker::start(prof.settings.clone(), source.clone()).expect("worker");
+        let nav = Navigator::new(menus::load_dir(&menus_dir).expect("menus"));
+        let launch = Launch { profile: prof, notes: Vec::new(), source, show_menu: true, calibrate: false, access, drive_lock: None, at_login: false, autostart_dir: None };
+        let app = FacemouseApp::new(&egui::Context::default(), launch, nav, worker);
+        let mut h = Harness::builder().with_size(egui::vec2(1280.0, 800.0)).with_step_dt(0.1).build_ui_state(|ui, app: &mut FacemouseApp| app.show(ui), app);
+        h.hover_at(egui::pos2(640.0, 250.0));
+        h.run_steps(3);
+        for label in ["Keyboard", "e", "Speak"] {
+            rest_on(&mut h, label, 12);
+            h.hover_at(egui::pos2(640.0, 250.0));
+            h.run_steps(2);
+        }
+        assert!(h.query_by_label_contains(expect).is_some(), "{program}: the window says \"{expect}\"");
+        assert!(h.query_by_label("Typed: e_").is_some(), "the keyboard is still there, and what was typed");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(std::fs::read_to_string(&said).expect("the speaker ran"), "--|e|", "the text as one argument");
+}

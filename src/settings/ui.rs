@@ -29,6 +29,9 @@ pub struct UiSettings {
     pub menu_dock: Dock,
     /// The click-type toolbar for dwell clicking in other applications.
     pub click_toolbar: bool,
+    /// The program that speaks the typed text (the keyboard's Speak, the
+    /// Phrases menu): empty, the first of espeak-ng, spd-say and espeak found.
+    pub speech: String,
 }
 
 /// A screen edge for the menu window.
@@ -83,7 +86,7 @@ impl Dock {
 
 impl Default for UiSettings {
     fn default() -> Self {
-        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false, login_grace_s: 10.0, menu_dock: Dock::Bottom, click_toolbar: false }
+        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false, login_grace_s: 10.0, menu_dock: Dock::Bottom, click_toolbar: false, speech: String::new() }
     }
 }
 

@@ -358,6 +358,15 @@ impl FacemouseApp {
             Outcome::Pause => self.send(Intent::SetPaused(true)),
             Outcome::Close => self.show_menu = false,
             Outcome::NextMonitor => self.send(Intent::NextMonitor),
+            Outcome::Speak => {
+                let text = self.menu.echo().trim().to_string();
+                if text.is_empty() {
+                    self.status_message = "Nothing typed to speak yet".into();
+                } else {
+                    self.speak(&text);
+                }
+            }
+            Outcome::Say(text) => self.speak(&text),
             Outcome::Settings => {
                 // The page is in the main window: the menu gets out of its way.
                 self.show_menu = false;
@@ -816,6 +825,17 @@ impl FacemouseApp {
     #[must_use]
     pub fn scanned_controls(&self) -> usize {
         self.main_controls
+    }
+
+    /// Says `text` aloud with the profile's speech engine, without waiting;
+    /// without one, the window says so in one line, and typing goes on.
+    fn speak(&mut self, text: &str) {
+        let result = crate::speech::engine(&self.profile.settings.ui.speech)
+            .and_then(|program| start_program(&mut crate::speech::command(&program, text)).map_err(|source| crate::speech::SpeechError::Start { program: program.display().to_string(), source }));
+        self.status_message = match result {
+            Ok(()) => format!("Speaking: {text}"),
+            Err(e) => format!("Not spoken: {e}"),
+        };
     }
 
     /// Opens the Settings page in the main window (brought back if minimized).

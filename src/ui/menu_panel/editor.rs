@@ -20,7 +20,7 @@ use super::{MenuPanel, Target};
 use crate::menus::{Item, Launch, Menu, MenuAction, Outcome};
 
 /// What kind of action an edited item has, in the order `Does` steps through them.
-pub(super) const KINDS: [&str; 12] = ["submenu", "keys", "type", "url", "launch", "back", "home", "pause", "close", "next_monitor", "point_scan", "settings"];
+pub(super) const KINDS: [&str; 14] = ["submenu", "keys", "type", "say", "url", "launch", "back", "home", "pause", "close", "next_monitor", "point_scan", "settings", "speak"];
 
 fn kind_of(a: &MenuAction) -> &'static str {
     match a {
@@ -36,12 +36,14 @@ fn kind_of(a: &MenuAction) -> &'static str {
         MenuAction::NextMonitor => "next_monitor",
         MenuAction::PointScan => "point_scan",
         MenuAction::Settings => "settings",
+        MenuAction::Speak => "speak",
+        MenuAction::Say(_) => "say",
     }
 }
 
 fn value_of(a: &MenuAction) -> String {
     match a {
-        MenuAction::Submenu(s) | MenuAction::Type(s) | MenuAction::Url(s) => s.clone(),
+        MenuAction::Submenu(s) | MenuAction::Type(s) | MenuAction::Url(s) | MenuAction::Say(s) => s.clone(),
         MenuAction::Keys(k) => k.to_string(),
         MenuAction::Launch(l) => std::iter::once(l.program.clone()).chain(l.args.iter().cloned()).collect::<Vec<_>>().join(" "),
         _ => String::new(),
@@ -50,7 +52,7 @@ fn value_of(a: &MenuAction) -> String {
 
 /// Whether a kind of action takes a text.
 fn takes_value(kind: &str) -> bool {
-    matches!(kind, "submenu" | "keys" | "type" | "url" | "launch")
+    matches!(kind, "submenu" | "keys" | "type" | "say" | "url" | "launch")
 }
 
 /// The action an edited item describes; a chord that does not parse is an
@@ -72,6 +74,8 @@ fn make(kind: &str, value: &str) -> Result<MenuAction, String> {
         "next_monitor" => MenuAction::NextMonitor,
         "point_scan" => MenuAction::PointScan,
         "settings" => MenuAction::Settings,
+        "speak" => MenuAction::Speak,
+        "say" => MenuAction::Say(value.to_string()),
         _ => MenuAction::Back,
     })
 }
