@@ -16,7 +16,7 @@
 use crate::settings::{Action, Mapping, Settings};
 
 /// The settings on the page, in order.
-pub const ROWS: [&str; 13] = [
+pub const ROWS: [&str; 14] = [
     "Dwell time",
     "Pointer speed",
     "Dead band",
@@ -26,6 +26,7 @@ pub const ROWS: [&str; 13] = [
     "Scan step",
     "Point scan sweep",
     "Switch key",
+    "Switch press",
     "Eyebrow raise",
     "Long blink",
     "Left wink",
@@ -86,6 +87,7 @@ fn gesture(s: &mut Settings, row: usize) -> Option<&mut Action> {
         "Long blink" => Some(&mut s.switch.long_blink),
         "Left wink" => Some(&mut s.switch.wink_left),
         "Right wink" => Some(&mut s.switch.wink_right),
+        "Switch press" => Some(&mut s.switch.external),
         _ => None,
     }
 }
