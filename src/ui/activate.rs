@@ -50,9 +50,17 @@ pub struct Activator {
     started: bool,
     /// The window has just appeared on the desktop, and has not been told
     /// where the pointer is yet (X tells a window that maps under the
-    /// resting pointer only after its first frames).
+    /// resting pointer only after its first frames); since when (UI time,
+    /// from its first pass after appearing).
     await_pointer: bool,
+    appeared_at: Option<f64>,
 }
+
+/// A pointer first known inside a window that appeared at most this long
+/// before (s) was resting there as it appeared; one that comes in later was
+/// brought there by the user, and its rest counts (the menu's first target
+/// rested on after it opened waited for the pointer to leave and come back).
+const APPEAR_GRACE_S: f64 = 1.0;
 
 impl Activator {
     /// Whether target `r` is activated in this pass, by a click or by a
@@ -69,9 +77,14 @@ impl Activator {
         // appeared. (Outside: a place from before the window manager moved
         // the window, which it does not hear of until the pointer moves.)
         let inside = ui.input(|i| i.pointer.latest_pos().is_some_and(|p| i.viewport_rect().contains(p)));
-        if self.await_pointer && inside {
-            self.await_pointer = false;
-            self.relayout_at = pointer;
+        if self.await_pointer {
+            let since = *self.appeared_at.get_or_insert(now);
+            if inside {
+                self.await_pointer = false;
+                if now - since <= APPEAR_GRACE_S {
+                    self.relayout_at = pointer;
+                }
+            }
         }
         if let (Some(at), Some(p)) = (self.relayout_at, pointer)
             && at.distance(p) > RESTING_RADIUS
@@ -117,6 +130,7 @@ impl Activator {
     /// resting pointer, until the pointer leaves it.
     pub fn appeared(&mut self) {
         self.await_pointer = true;
+        self.appeared_at = None;
     }
 
     /// The layout changed (a submenu, a page, a zoom, a profile): what now
@@ -224,6 +238,25 @@ mod tests {
         assert!(!shows_waiting(&ctx, &mut act, 4.2, at));
         assert_eq!(fired_between(&ctx, &mut act, 4.3, 6.0, at, "a"), 1);
         assert!(!shows_waiting(&ctx, &mut act, 6.1, at), "spent by firing: no sign");
+    }
+
+    /// The pointer brought into a new window later than its appearing (the
+    /// user moving onto the menu's first target): the rest there counts.
+    #[test]
+    fn a_pointer_that_comes_into_a_new_window_later_is_not_taken_for_a_resting_one() {
+        let ctx = egui::Context::default();
+        let mut act = Activator::default();
+        act.appeared();
+        // Two seconds with the pointer outside the window.
+        for k in 0..20 {
+            let input = egui::RawInput { time: Some(f64::from(k) * 0.1), events: vec![egui::Event::PointerGone], ..Default::default() };
+            let _ = ctx.run_ui(input, |ui| {
+                let r = ui.add_sized([200.0, 100.0], egui::Button::new("target"));
+                assert!(!act.target(ui, &r, 1000.0));
+            });
+        }
+        let at = egui::pos2(60.0, 40.0);
+        assert_eq!(fired_between(&ctx, &mut act, 2.0, 3.5, at, "a"), 1, "the first rest in the window counts");
     }
 
     /// A window that appears where the pointer rests learns where it is only
