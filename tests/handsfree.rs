@@ -260,6 +260,22 @@ fn run_facemouse(x: &Xvfb, config: &Path, video: &Path, log: &Path, menu: bool) 
     c.stdout(Stdio::null()).stderr(log).spawn().expect("facemouse")
 }
 
+/// A private display with openbox, and a config folder whose default
+/// profile has `settings` (with the temporary folder that holds it).
+fn desk(settings: &str) -> Option<(Xvfb, Child, tempfile::TempDir, std::path::PathBuf)> {
+    let x = xvfb_with_xdotool()?;
+    let wm = openbox(&x)?;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    default_profile(&config, settings);
+    Some((x, wm, tmp, config))
+}
+
+/// The bundled demo recording (shown without driving).
+fn demo_clip() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi")
+}
+
 fn stop(mut c: Child) {
     let _ = c.kill();
     let _ = c.wait();
@@ -267,14 +283,10 @@ fn stop(mut c: Child) {
 
 #[test]
 fn the_menus_keyboard_types_hi_into_the_users_application_by_head_motion_and_dwell_alone() {
-    let Some(x) = xvfb_with_xdotool() else { return };
-    let Some(wm) = openbox(&x) else { return };
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let config = tmp.path().join("config");
-    default_profile(&config, &settings(""));
+    let Some((x, wm, tmp, config)) = desk(&settings("")) else { return };
     // Where the window manager puts the menu window: a first run on the
     // bundled demo (not driving) shows it.
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let demo = demo_clip();
     let probe = facemouse(&x, &config).arg("--source").arg(&demo).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
     let menu = our_window(&x, "Facemouse menu", Duration::from_secs(20));
     std::thread::sleep(Duration::from_secs(2));
@@ -302,9 +314,7 @@ fn the_menus_keyboard_types_hi_into_the_users_application_by_head_motion_and_dwe
     let pointer = xdotool(&x, &["getmouselocation"]).unwrap_or_default();
     stop(fm);
     let (typed, buttons) = app.finish();
-    let mut wm = wm;
-    let _ = wm.kill();
-    let _ = wm.wait();
+    stop(wm);
     let said = std::fs::read_to_string(&log).unwrap_or_default();
     let selections: Vec<&str> = said.lines().filter(|l| l.contains("menu selection")).collect();
     assert_eq!(typed, "hi", "the keyboard typed exactly \"hi\" (targets at {on_screen:?}; the pointer ended at {pointer}; {selections:#?})");
@@ -397,11 +407,7 @@ fn line_near(x: &Xvfb, conn: &impl Connection, title: &str, vertical: bool, targ
 #[test]
 fn a_point_scanning_click_lands_on_another_application_by_the_switch_alone() {
     use x11rb::protocol::shape::{ConnectionExt as _, SK};
-    let Some(x) = xvfb_with_xdotool() else { return };
-    let Some(wm) = openbox(&x) else { return };
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let config = tmp.path().join("config");
-    default_profile(&config, &settings("[switch]\nexternal_key = \"f12\"\nexternal = \"point_scan\"\npoint_scan_sweep_ms = 4000\n"));
+    let Some((x, wm, tmp, config)) = desk(&settings("[switch]\nexternal_key = \"f12\"\nexternal = \"point_scan\"\npoint_scan_sweep_ms = 4000\n")) else { return };
     // A face that holds still: the switch needs no head motion.
     let clip_dir = tmp.path().join("clip");
     let seconds = clip(&clip_dir, 40_000.0, &[], 500.0);
@@ -424,9 +430,7 @@ fn a_point_scanning_click_lands_on_another_application_by_the_switch_alone() {
     let pointer = xdotool(&x, &["getmouselocation", "--shell"]).unwrap_or_default();
     stop(fm);
     let (_, buttons) = app.finish();
-    let mut wm = wm;
-    let _ = wm.kill();
-    let _ = wm.wait();
+    stop(wm);
     let trace = || format!("log {}: {}", log.display(), std::fs::read_to_string(&log).unwrap_or_default());
     assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
     assert!(started.elapsed().as_secs_f64() < seconds, "the clip ran out before the test ended");
@@ -442,11 +446,7 @@ fn a_point_scanning_click_lands_on_another_application_by_the_switch_alone() {
 
 #[test]
 fn a_rest_on_another_application_shows_the_ring_at_the_pointer_then_clicks_once() {
-    let Some(x) = xvfb_with_xdotool() else { return };
-    let Some(wm) = openbox(&x) else { return };
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let config = tmp.path().join("config");
-    default_profile(&config, &settings("[switch]\ndwell = \"click_left\"\n"));
+    let Some((x, wm, tmp, config)) = desk(&settings("[switch]\ndwell = \"click_left\"\n")) else { return };
     // Two rests on the user's application (the whole screen), then back to the centre.
     let (a, b) = ([300.0, 200.0], [950.0, 560.0]);
     let clip_dir = tmp.path().join("clip");
@@ -464,9 +464,7 @@ fn a_rest_on_another_application_shows_the_ring_at_the_pointer_then_clicks_once(
     std::thread::sleep((started + Duration::from_secs_f64(seconds + 2.0)).saturating_duration_since(Instant::now()));
     stop(fm);
     let (_, buttons) = app.finish();
-    let mut wm = wm;
-    let _ = wm.kill();
-    let _ = wm.wait();
+    stop(wm);
     assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
     let ring = ring.unwrap_or_else(|| panic!("no ring while resting on {a:?} (clicks {buttons:?}): {}", std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| !l.contains("shipped one")).collect::<Vec<_>>().join("\n")));
     let (rx, ry, rw, rh) = ring.area;
@@ -491,11 +489,7 @@ fn a_rest_on_another_application_shows_the_ring_at_the_pointer_then_clicks_once(
 /// after it a raise clicks again.
 #[test]
 fn a_pause_is_ended_by_the_switch_and_nothing_clicks_while_paused() {
-    let Some(x) = xvfb_with_xdotool() else { return };
-    let Some(wm) = openbox(&x) else { return };
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let config = tmp.path().join("config");
-    default_profile(&config, &settings("[switch]\nexternal_key = \"f12\"\n"));
+    let Some((x, wm, tmp, config)) = desk(&settings("[switch]\nexternal_key = \"f12\"\n")) else { return };
     let raise = |start_ms, hold_ms| ScriptEvent { start_ms, action: Action::Raise { amp: 0.08, hold_ms } };
     // 6 s: held 2.2 s, a pause; 9.5 s: a raise while paused; 14.5 s: a raise after the switch resumed.
     let clip_dir = tmp.path().join("clip");
@@ -512,9 +506,7 @@ fn a_pause_is_ended_by_the_switch_and_nothing_clicks_while_paused() {
     std::thread::sleep((started + Duration::from_secs_f64(seconds + 1.0)).saturating_duration_since(Instant::now()));
     stop(fm);
     let (_, buttons) = app.finish();
-    let mut wm = wm;
-    let _ = wm.kill();
-    let _ = wm.wait();
+    stop(wm);
     let said = || std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| !l.contains("shipped one")).collect::<Vec<_>>().join("\n");
     assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
     assert!(before.is_empty(), "a click while paused (or from the pausing raise): {before:?}; {}", said());
@@ -528,11 +520,7 @@ fn a_pause_is_ended_by_the_switch_and_nothing_clicks_while_paused() {
 /// points again (a pinned pointer could never reach "No click").
 #[test]
 fn scrolling_is_started_and_ended_by_head_motion_alone() {
-    let Some(x) = xvfb_with_xdotool() else { return };
-    let Some(wm) = openbox(&x) else { return };
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let config = tmp.path().join("config");
-    default_profile(&config, &settings("[switch]\ndwell = \"scroll_mode\"\n"));
+    let Some((x, wm, tmp, config)) = desk(&settings("[switch]\ndwell = \"scroll_mode\"\n")) else { return };
     let (a, b, c) = ([640.0, 300.0], [640.0, 560.0], [300.0, 650.0]);
     let mut cfg = SynthConfig::demo();
     let blink = |start_ms| ScriptEvent { start_ms, action: Action::Blink { closed_ms: 80.0 } };
@@ -563,9 +551,7 @@ fn scrolling_is_started_and_ended_by_head_motion_alone() {
     std::thread::sleep(Duration::from_secs(1));
     stop(fm);
     let (_, buttons) = app.finish();
-    let mut wm = wm;
-    let _ = wm.kill();
-    let _ = wm.wait();
+    stop(wm);
     let field = |k: &str| pointer.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.parse::<f64>().ok()).unwrap_or(-1.0);
     assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
     let down = buttons.iter().filter(|b| b.0 == 5).count();
@@ -582,12 +568,8 @@ fn scrolling_is_started_and_ended_by_head_motion_alone() {
 /// Facemouse with its menu open (the menu took it in 2 of 5 starts once).
 #[test]
 fn the_users_application_keeps_the_focus_across_ten_starts() {
-    let Some(x) = xvfb_with_xdotool() else { return };
-    let Some(wm) = openbox(&x) else { return };
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let config = tmp.path().join("config");
-    default_profile(&config, &settings(""));
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let Some((x, wm, _tmp, config)) = desk(&settings("")) else { return };
+    let demo = demo_clip();
     let app = UserApp::open(&x.display, (0, 0), (640, 500));
     let mut lost = Vec::new();
     for i in 0..10 {
@@ -602,9 +584,7 @@ fn the_users_application_keeps_the_focus_across_ten_starts() {
         stop(fm);
     }
     let _ = app.finish();
-    let mut wm = wm;
-    let _ = wm.kill();
-    let _ = wm.wait();
+    stop(wm);
     assert!(lost.is_empty(), "starts (number, menu shown) after which the user's application had lost the focus: {lost:?}");
 }
 
@@ -661,12 +641,8 @@ fn rest_pointer(x: &Xvfb, p: [f64; 2], ms: u64, away: [f64; 2]) {
 /// starts from it (the next step gives 1.2 s, not 1.1 s again).
 #[test]
 fn a_setting_changed_by_dwell_is_kept_after_a_restart() {
-    let Some(x) = xvfb_with_xdotool() else { return };
-    let Some(wm) = openbox(&x) else { return };
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let config = tmp.path().join("config");
-    default_profile(&config, &settings(""));
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let Some((x, wm, _tmp, config)) = desk(&settings("")) else { return };
+    let demo = demo_clip();
     let dwell_saved = || {
         let text = std::fs::read_to_string(config.join("profiles/default/settings.toml")).unwrap_or_default();
         facemouse::profile::parse_settings(Path::new("settings.toml"), &text).map(|s| s.pointer.dwell_ms).unwrap_or(-1.0)
@@ -690,9 +666,7 @@ fn a_setting_changed_by_dwell_is_kept_after_a_restart() {
         seen.push(dwell_saved());
         stop(fm);
     }
-    let mut wm = wm;
-    let _ = wm.kill();
-    let _ = wm.wait();
+    stop(wm);
     assert_eq!(seen, vec![1100.0, 1200.0], "saved by the first run, started from by the second");
 }
 
@@ -704,7 +678,7 @@ fn the_docked_menu_never_covers_the_main_window() {
     let Some(x) = xvfb_with_xdotool() else { return };
     let Some(wm) = openbox(&x) else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let demo = demo_clip();
     let mut overlaps = Vec::new();
     for dock in ["bottom", "top", "left", "right"] {
         let config = tmp.path().join(dock);
@@ -721,8 +695,6 @@ fn the_docked_menu_never_covers_the_main_window() {
             overlaps.push((dock, a, b));
         }
     }
-    let mut wm = wm;
-    let _ = wm.kill();
-    let _ = wm.wait();
+    stop(wm);
     assert!(overlaps.is_empty(), "the menu lay over the main window (edge, main, menu as x, y, width, height): {overlaps:?}");
 }

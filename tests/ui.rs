@@ -17,7 +17,12 @@ struct State {
 fn harness(dir: &Path, scanning: bool) -> Harness<'static, State> {
     let menus = menus::load_dir(dir).expect("menus");
     let panel = MenuPanel::new(Navigator::new(menus), dir.to_path_buf(), 3, scanning, 1000.0, 60_000.0);
-    Harness::builder().with_size(egui::vec2(1200.0, 900.0)).build_ui_state(
+    panel_harness(panel, egui::vec2(1200.0, 900.0))
+}
+
+/// `panel` in a window of `size` points, keeping what it asks the app to do.
+fn panel_harness(panel: MenuPanel, size: egui::Vec2) -> Harness<'static, State> {
+    Harness::builder().with_size(size).build_ui_state(
         |ui, s: &mut State| {
             if let Some(o) = s.panel.show(ui, 0.0) {
                 s.outcomes.push(o);
@@ -451,14 +456,7 @@ fn a_low_keyboard_keeps_its_navigation_row_on_screen() {
     let menus = menus::load_dir(dir.path()).expect("menus");
     let panel = MenuPanel::new(Navigator::new(menus), dir.path().to_path_buf(), 3, false, 1000.0, 60_000.0);
     let height = 300.0;
-    let mut h = Harness::builder().with_size(egui::vec2(1200.0, height)).build_ui_state(
-        |ui, s: &mut State| {
-            if let Some(o) = s.panel.show(ui, 0.0) {
-                s.outcomes.push(o);
-            }
-        },
-        State { panel, outcomes: Vec::new() },
-    );
+    let mut h = panel_harness(panel, egui::vec2(1200.0, height));
     h.run_steps(1);
     h.state_mut().panel.nav.open("keyboard");
     h.run_steps(2);
@@ -543,14 +541,7 @@ fn a_long_echo_line_never_takes_keys_from_the_page() {
     let menus = menus::load_dir(dir.path()).expect("menus");
     let panel = MenuPanel::new(Navigator::new(menus), dir.path().to_path_buf(), 3, false, 1000.0, 60_000.0);
     // The right dock of a 1920x1080 screen at zoom 1.5 (docs/keyboard.md).
-    let mut h = Harness::builder().with_size(egui::vec2(560.0, 660.0)).build_ui_state(
-        |ui, s: &mut State| {
-            if let Some(o) = s.panel.show(ui, 0.0) {
-                s.outcomes.push(o);
-            }
-        },
-        State { panel, outcomes: Vec::new() },
-    );
+    let mut h = panel_harness(panel, egui::vec2(560.0, 660.0));
     h.run_steps(1);
     h.state_mut().panel.nav.open("keyboard");
     h.run_steps(2);

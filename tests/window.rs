@@ -54,6 +54,15 @@ fn build_noted(root: &Path, access: ProfileAccess, calibrate: bool, at_login: bo
     (h, snapshot)
 }
 
+/// [`window`] on a new config folder (kept with it), after its first passes.
+fn fresh_window() -> (tempfile::TempDir, Harness<'static, FacemouseApp>) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let mut h = window(tmp.path(), access);
+    h.run_steps(2);
+    (tmp, h)
+}
+
 fn click_sound_saved(root: &Path) -> Option<bool> {
     let text = std::fs::read_to_string(root.join("profiles/default/settings.toml")).ok()?;
     Some(profile::parse_settings(Path::new("settings.toml"), &text).ok()?.ui.click_sound)
@@ -66,6 +75,21 @@ fn open_settings(h: &mut Harness<'static, FacemouseApp>) {
     h.run_steps(2);
 }
 
+/// Opens the Settings page by dwell at its first stepping page (past the
+/// toggles and the profiles), where the dwell time is; how many pages it has.
+fn open_step_settings(h: &mut Harness<'static, FacemouseApp>) -> usize {
+    open_settings(h);
+    assert!(h.query_by_label("Close settings").is_some(), "the page opened");
+    let pages = 2 + facemouse::ui::settings_page::pages();
+    for page in 1..=2 {
+        rest_on(h, &format!("More settings ({page}/{pages})"), 12);
+        h.run_steps(2);
+        // Off and back: the next page's More is where this one was.
+        rest_on(h, "Close settings", 2);
+    }
+    pages
+}
+
 /// Rests the pointer on the target labelled `label` for `steps` steps of the UI's clock.
 fn rest_on(h: &mut Harness<'static, FacemouseApp>, label: &str, steps: usize) {
     h.get_by_label(label).hover();
@@ -76,10 +100,7 @@ fn rest_on(h: &mut Harness<'static, FacemouseApp>, label: &str, steps: usize) {
 
 #[test]
 fn dwell_on_a_toggle_fires_once_at_the_dwell_time_and_saves_the_profile() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
-    let mut h = window(tmp.path(), access);
-    h.run_steps(2);
+    let (tmp, mut h) = fresh_window();
     assert_eq!(click_sound_saved(tmp.path()), Some(false));
     open_settings(&mut h);
     // The default dwell is 1 s: at 0.8 s nothing has happened yet.
@@ -131,10 +152,7 @@ fn a_source_that_cannot_be_read_shows_its_problem_in_words() {
 /// resting on it: one action, not a toggle and a dwell that undoes it.
 #[test]
 fn a_click_then_a_rest_on_a_toggle_toggles_it_once() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
-    let mut h = window(tmp.path(), access);
-    h.run_steps(2);
+    let (tmp, mut h) = fresh_window();
     open_settings(&mut h);
     h.get_by_label("Click sound: off").click();
     for _ in 0..40 {
@@ -186,10 +204,7 @@ fn the_wizard_is_cancelled_by_dwell_and_keeps_the_old_settings() {
 /// selection within 8 s.
 #[test]
 fn quitting_takes_two_selections() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
-    let mut h = window(tmp.path(), access);
-    h.run_steps(2);
+    let (_tmp, mut h) = fresh_window();
     rest_on(&mut h, "Quit Facemouse", 40);
     assert!(!h.state().quitting(), "one long rest does not quit");
     assert!(h.query_by_label("Quit: select again to confirm").is_some());
@@ -220,10 +235,7 @@ fn the_wizard_is_cancelled_by_the_switch_when_scanning() {
 /// one and switches to it; "Profile" then cycles between the two.
 #[test]
 fn a_new_profile_is_made_and_switched_to_by_dwell() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
-    let mut h = window(tmp.path(), access);
-    h.run_steps(2);
+    let (tmp, mut h) = fresh_window();
     rest_on(&mut h, "Profile: default", 12);
     h.run_steps(2);
     rest_on(&mut h, "Profile default: show next", 12);
@@ -342,10 +354,7 @@ fn scanning_reaches_the_click_toolbar_after_the_main_windows_controls() {
 /// dwell: each rest on "Dwell click" steps to the next click, and it is saved.
 #[test]
 fn desktop_dwell_is_turned_on_and_its_click_chosen_by_dwell() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
-    let mut h = window(tmp.path(), access);
-    h.run_steps(2);
+    let (tmp, mut h) = fresh_window();
     rest_on(&mut h, "Dwell click: off", 12);
     assert!(h.query_by_label("Dwell click: left").is_some());
     let text = std::fs::read_to_string(tmp.path().join("profiles/default/settings.toml")).expect("settings");
@@ -359,10 +368,7 @@ fn desktop_dwell_is_turned_on_and_its_click_chosen_by_dwell() {
 
 #[test]
 fn the_click_toolbar_is_shown_by_dwell_and_chooses_the_next_click_by_dwell() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
-    let mut h = window(tmp.path(), access);
-    h.run_steps(2);
+    let (tmp, mut h) = fresh_window();
     assert!(h.query_by_label("Drag").is_none(), "no toolbar until asked for");
     open_settings(&mut h);
     rest_on(&mut h, "Click toolbar: off", 12);
@@ -435,10 +441,7 @@ fn a_pointer_resting_where_calibrate_reappears_does_not_start_the_wizard_again()
 /// default zoom (1.5).
 #[test]
 fn controls_keep_their_places_when_a_label_changes_and_are_large() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
-    let mut h = window(tmp.path(), access);
-    h.run_steps(2);
+    let (_tmp, mut h) = fresh_window();
     let quit = h.get_by_label("Quit Facemouse").rect();
     let dwell = h.get_by_label("Dwell click: off").rect();
     rest_on(&mut h, "Quit Facemouse", 12);
@@ -496,15 +499,7 @@ fn a_setting_changed_by_dwell_is_saved_and_kept_after_a_restart() {
         let access = instance::open_profile(tmp.path(), "default").expect("lock");
         let mut h = window(tmp.path(), access);
         h.run_steps(2);
-        open_settings(&mut h);
-        assert!(h.query_by_label("Close settings").is_some(), "the page opened");
-        // The toggles' page, the profiles' page, then the steps.
-        let pages = 2 + facemouse::ui::settings_page::pages();
-        rest_on(&mut h, &format!("More settings (1/{pages})"), 12);
-        h.run_steps(2);
-        rest_on(&mut h, "Close settings", 2);
-        rest_on(&mut h, &format!("More settings (2/{pages})"), 12);
-        h.run_steps(2);
+        let pages = open_step_settings(&mut h);
         rest_on(&mut h, "Dwell time 1.0 s: longer", 12);
         assert_eq!(dwell_saved(tmp.path()), Some(1100.0), "saved at once");
         // Resting on longer never repeats; leaving and coming back steps again (at the new dwell time).
@@ -532,13 +527,7 @@ fn a_setting_changed_by_dwell_is_saved_and_kept_after_a_restart() {
     let access = instance::open_profile(tmp.path(), "default").expect("lock");
     let mut h = window(tmp.path(), access);
     h.run_steps(2);
-    open_settings(&mut h);
-    let pages = 2 + facemouse::ui::settings_page::pages();
-    rest_on(&mut h, &format!("More settings (1/{pages})"), 12);
-    h.run_steps(2);
-    rest_on(&mut h, "Close settings", 2);
-    rest_on(&mut h, &format!("More settings (2/{pages})"), 12);
-    h.run_steps(2);
+    open_step_settings(&mut h);
     assert!(h.query_by_label("Dwell time 1.2 s: shorter").is_some(), "kept after a restart");
 }
 
