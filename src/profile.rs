@@ -401,7 +401,7 @@ pub fn delete(root: &Path, name: &str) -> Result<PathBuf, ProfileError> {
     let bin = root.join(DELETED_DIR);
     std::fs::create_dir_all(&bin).map_err(|source| ProfileError::Write { path: bin.clone(), source })?;
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let dst = (0..).map(|k| bin.join(if k == 0 { format!("{name}-{secs}") } else { format!("{name}-{secs}-{k}") })).find(|p| !p.exists()).unwrap_or_else(|| bin.join(name));
+    let dst = (0..1000).map(|k| bin.join(if k == 0 { format!("{name}-{secs}") } else { format!("{name}-{secs}-{k}") })).find(|p| !p.exists()).unwrap_or_else(|| bin.join(format!("{name}-{secs}-last")));
     std::fs::rename(&src, &dst).map_err(|source| ProfileError::Write { path: dst.clone(), source })?;
     Ok(dst)
 }

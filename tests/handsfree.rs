@@ -645,7 +645,7 @@ fn a_setting_changed_by_dwell_is_kept_after_a_restart() {
     let demo = demo_clip();
     let dwell_saved = || {
         let text = std::fs::read_to_string(config.join("profiles/default/settings.toml")).unwrap_or_default();
-        facemouse::profile::parse_settings(Path::new("settings.toml"), &text).map(|s| s.pointer.dwell_ms).unwrap_or(-1.0)
+        facemouse::profile::parse_settings(Path::new("settings.toml"), &text).map_or(-1.0, |s| s.pointer.dwell_ms)
     };
     let pages = 2 + facemouse::ui::settings_page::pages();
     let mut seen = Vec::new();

@@ -967,7 +967,7 @@ impl FacemouseApp {
                 self.status_message = format!("{shown} is in use: use another profile first, then delete it");
             } else if armed {
                 self.delete_armed = None;
-                self.status_message = match self.profile_unused_elsewhere(&root, &shown).and_then(|()| crate::profile::delete(&root, &shown).map_err(|e| e.to_string())) {
+                self.status_message = match Self::profile_unused_elsewhere(&root, &shown).and_then(|()| crate::profile::delete(&root, &shown).map_err(|e| e.to_string())) {
                     Ok(kept) => {
                         self.profile_shown = None;
                         format!("Deleted profile {shown} (kept in {})", kept.display())
@@ -982,7 +982,7 @@ impl FacemouseApp {
     }
 
     /// `Ok` when no window has profile `name` open (its lock is free); why not, in words.
-    fn profile_unused_elsewhere(&self, root: &std::path::Path, name: &str) -> Result<(), String> {
+    fn profile_unused_elsewhere(root: &std::path::Path, name: &str) -> Result<(), String> {
         match crate::instance::open_profile(root, name) {
             Ok(crate::instance::ProfileAccess::Writable(_)) => Ok(()),
             Ok(access) => Err(access.read_only().unwrap_or_else(|| "it is open in another window".into())),
@@ -1009,7 +1009,7 @@ impl FacemouseApp {
             self.switch_profile(root, &name, ctx);
             r
         } else {
-            self.profile_unused_elsewhere(root, &n.from).and_then(|()| crate::profile::rename(root, &n.from, &to).map_err(|e| e.to_string()))
+            Self::profile_unused_elsewhere(root, &n.from).and_then(|()| crate::profile::rename(root, &n.from, &to).map_err(|e| e.to_string()))
         };
         self.status_message = match result {
             Ok(_) => {

@@ -192,14 +192,14 @@ mod tests {
 
     #[test]
     fn every_row_steps_both_ways_and_stays_valid() {
-        for row in 0..ROWS.len() {
+        for (row, name) in ROWS.iter().enumerate() {
             let mut s = Settings::default();
             let v0 = value(&s, row);
-            assert!(step(&mut s, row, true), "{} did not step up", ROWS[row]);
-            assert_ne!(value(&s, row), v0, "{}: the value in words changes", ROWS[row]);
+            assert!(step(&mut s, row, true), "{name} did not step up");
+            assert_ne!(value(&s, row), v0, "{name}: the value in words changes");
             assert!(s.validate().is_ok());
-            assert!(step(&mut s, row, false), "{} did not step down", ROWS[row]);
-            assert_eq!(value(&s, row), v0, "{}: down undoes up", ROWS[row]);
+            assert!(step(&mut s, row, false), "{name} did not step down");
+            assert_eq!(value(&s, row), v0, "{name}: down undoes up");
         }
     }
 
