@@ -19,6 +19,8 @@
 //! - A setting is changed on the Settings page by resting the pointer, and
 //!   is there after a restart.
 //! - The docked menu never covers the main window's controls, at any edge.
+//! - On a 1920x1080 screen the keyboard, opened from the default bottom
+//!   dock, moves to the right side, where a page holds more keys.
 
 mod common;
 
@@ -28,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Xvfb, default_profile, facemouse, openbox, xdotool, xvfb_with_xdotool};
+use common::{Xvfb, default_profile, facemouse, openbox, xdotool, xvfb_with, xvfb_with_xdotool};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use facemouse::lab::synth::{self, Action, FaceAsset, ScriptEvent, SynthConfig};
@@ -697,4 +699,55 @@ fn the_docked_menu_never_covers_the_main_window() {
     }
     stop(wm);
     assert!(overlaps.is_empty(), "the menu lay over the main window (edge, main, menu as x, y, width, height): {overlaps:?}");
+}
+
+/// On a 1920x1080 screen the keyboard opened from the default (bottom) dock
+/// moves to the right side, where a page holds 15 keys and the words' row
+/// (docked low, one row of 7 and no prediction); its first rest by the
+/// pointer moved there counts.
+#[test]
+fn the_keyboard_opens_at_the_side_where_it_holds_more_keys() {
+    let Some(x) = xvfb_with("1920x1080x24") else { return };
+    if xdotool(&x, &["getmouselocation"]).is_none() {
+        eprintln!("skipped: xdotool is not installed (make test installs it)");
+        return;
+    }
+    let Some(wm) = openbox(&x) else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config");
+    // The default dock (the bottom) and zoom (1.5).
+    default_profile(&config, "");
+    let fm = facemouse(&x, &config).arg("--source").arg(demo_clip()).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+    let _ = our_window(&x, "Facemouse menu", Duration::from_secs(20));
+    std::thread::sleep(Duration::from_secs(3));
+    let before = our_window(&x, "Facemouse menu", Duration::from_secs(2));
+    // "Keyboard" in the bottom dock's panel (wide), laid out as the window does, at zoom 1.5.
+    let keyboard = before.map(|(mx, my, mw, mh)| {
+        let nav = facemouse::menus::Navigator::new(facemouse::menus::load_dir(&facemouse::data_dir().join("menus")).expect("menus"));
+        let mut panel = MenuPanel::new(nav, tmp.path().join("menus"), 3, false, 1200.0, 1000.0);
+        panel.wide = true;
+        let zoom = 1.5;
+        let mut h = Harness::builder().with_size(egui::vec2(mw as f32 / zoom, mh as f32 / zoom)).build_ui_state(
+            |ui, panel: &mut MenuPanel| {
+                egui::CentralPanel::default().show(ui, |ui| {
+                    let _ = panel.show(ui, 0.0);
+                });
+            },
+            panel,
+        );
+        h.run_steps(3);
+        let c = h.get_by_label("Keyboard").rect().center();
+        [f64::from(mx) + f64::from(c.x * zoom), f64::from(my) + f64::from(c.y * zoom)]
+    });
+    if let Some(k) = keyboard {
+        rest_pointer(&x, [960.0, 100.0], 300, [960.0, 100.0]);
+        rest_pointer(&x, k, 1800, [960.0, 100.0]);
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let after = our_window(&x, "Facemouse menu", Duration::from_secs(2));
+    stop(fm);
+    stop(wm);
+    let (Some(b), Some(a)) = (before, after) else { panic!("the menu window never showed ({before:?}, {after:?})") };
+    assert!(b.1 > 500 && b.2 > 1500, "docked at the bottom first: {b:?}");
+    assert!(a.0 > 900 && a.3 > 800, "the keyboard at the right side: {a:?} (was {b:?}; Keyboard at {keyboard:?})");
 }

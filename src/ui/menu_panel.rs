@@ -64,6 +64,8 @@ pub struct MenuPanel {
     page: usize,
     /// How many pages the open menu has in this window (from the last layout).
     pages: usize,
+    /// How many items a page holds, as last laid out.
+    per_page: usize,
     page_of: (String, usize),
     /// The targets as last shown, in scanning order, and their rows.
     targets: Vec<Target>,
@@ -134,6 +136,7 @@ impl MenuPanel {
             words: Vec::new(),
             words_for: String::new(),
             words_row: false,
+            per_page: 1,
             edit_page: 0,
             entry: None,
         }
@@ -354,6 +357,18 @@ impl MenuPanel {
         self.full_layout(&menu, width, height).0
     }
 
+    /// How many of the open menu's items a page holds on a panel of `width`
+    /// × `height` points (`wide`: docked at the top or the bottom). Nothing
+    /// of what is shown changes (the page, the words, the targets).
+    pub fn items_per_page(&mut self, width: f32, height: f32, wide: bool) -> usize {
+        let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.words_row, self.targets.clone(), self.rows.clone());
+        self.wide = wide;
+        let _ = self.plan(width, height);
+        let n = self.per_page;
+        (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.words_row, self.targets, self.rows) = saved;
+        n
+    }
+
     /// Does what `target` is for, as a click, a dwell or a scanning select on it would.
     pub fn choose(&mut self, target: Target) -> Option<Outcome> {
         self.activate(target)
@@ -414,6 +429,7 @@ impl MenuPanel {
         }
         let fit = rows_left.saturating_sub(usize::from(self.words_row)).max(1);
         let per_page = fit * cols;
+        self.per_page = per_page;
         let pages = menu.items.len().div_ceil(per_page).max(1);
         self.pages = pages;
         self.page = self.page.min(pages - 1);
