@@ -35,10 +35,54 @@ pub(crate) const COUNT: u32 = 0x50_e6_78;
 /// How often the thread looks at the snapshot.
 const TICK: Duration = Duration::from_millis(33);
 
-/// The ring's thread; dropping it takes the ring away.
-pub struct Ring {
+/// A window of ours drawn by a thread of its own, which reads the worker's
+/// snapshot (the dwell ring, point scanning's lines): it goes on whatever
+/// the main window does (a minimized window gets no passes). Dropping it
+/// stops the thread, which takes its window away.
+pub struct Overlay {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Overlay {
+    /// Starts `draw` on a thread named `name`, with its own connection to the
+    /// X server, until it is told to stop; `what` names it in the log. `None`
+    /// without an X11 display, or when the thread cannot start.
+    #[cfg(target_os = "linux")]
+    pub(super) fn start(
+        name: &str,
+        what: &'static str,
+        draw: impl FnOnce(&x11rb::rust_connection::RustConnection, usize, &AtomicBool) -> Result<(), Box<dyn std::error::Error>> + Send + 'static,
+    ) -> Option<Self> {
+        std::env::var_os("DISPLAY")?;
+        let (conn, screen) = x11rb::connect(None).ok()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let st = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                if let Err(e) = draw(&conn, screen, &st) {
+                    tracing::warn!("no {what}: {e}");
+                }
+            })
+            .map_err(|e| tracing::warn!("cannot start the {what}: {e}"))
+            .ok()?;
+        Some(Self { stop, thread: Some(thread) })
+    }
+}
+
+impl Drop for Overlay {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The ring's thread; dropping it takes the ring away.
+pub struct Ring {
+    _overlay: Overlay,
 }
 
 impl Ring {
@@ -48,38 +92,15 @@ impl Ring {
     pub fn start(snapshot: Arc<Mutex<Snapshot>>, zoom: f32) -> Option<Self> {
         #[cfg(target_os = "linux")]
         {
-            if std::env::var_os("DISPLAY").is_none() {
-                return None;
-            }
-            let (conn, screen) = x11rb::connect(None).ok()?;
-            let stop = Arc::new(AtomicBool::new(false));
-            let st = Arc::clone(&stop);
             let size = (RING_SIZE * zoom.clamp(0.75, 3.0)).round() as u16;
             let width = (RING_WIDTH * zoom.clamp(0.75, 3.0)).round() as u16;
-            let thread = std::thread::Builder::new()
-                .name("dwell-ring".into())
-                .spawn(move || {
-                    if let Err(e) = run(&conn, screen, size, width, &snapshot, &st) {
-                        tracing::warn!("no dwell ring at the pointer: {e}");
-                    }
-                })
-                .map_err(|e| tracing::warn!("cannot start the dwell ring: {e}"))
-                .ok()?;
-            Some(Self { stop, thread: Some(thread) })
+            let overlay = Overlay::start("dwell-ring", "dwell ring at the pointer", move |conn, screen, stop| run(conn, screen, size, width, &snapshot, stop))?;
+            Some(Self { _overlay: overlay })
         }
         #[cfg(not(target_os = "linux"))]
         {
             let _ = (snapshot, zoom);
             None
-        }
-    }
-}
-
-impl Drop for Ring {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
         }
     }
 }

@@ -31,8 +31,7 @@ const TICK: Duration = Duration::from_millis(33);
 
 /// The lines' thread; dropping it takes the lines away.
 pub struct ScanLines {
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _overlay: super::ring::Overlay,
 }
 
 impl ScanLines {
@@ -42,35 +41,14 @@ impl ScanLines {
     pub fn start(snapshot: Arc<Mutex<Snapshot>>, zoom: f32) -> Option<Self> {
         #[cfg(target_os = "linux")]
         {
-            std::env::var_os("DISPLAY")?;
-            let (conn, screen) = x11rb::connect(None).ok()?;
-            let stop = Arc::new(AtomicBool::new(false));
-            let st = Arc::clone(&stop);
             let width = (LINE * zoom.clamp(0.75, 3.0)).round() as u16;
-            let thread = std::thread::Builder::new()
-                .name("point-scan".into())
-                .spawn(move || {
-                    if let Err(e) = run(&conn, screen, width, &snapshot, &st) {
-                        tracing::warn!("no point-scanning lines: {e}");
-                    }
-                })
-                .map_err(|e| tracing::warn!("cannot start the point-scanning lines: {e}"))
-                .ok()?;
-            Some(Self { stop, thread: Some(thread) })
+            let overlay = super::ring::Overlay::start("point-scan", "point-scanning lines", move |conn, screen, stop| run(conn, screen, width, &snapshot, stop))?;
+            Some(Self { _overlay: overlay })
         }
         #[cfg(not(target_os = "linux"))]
         {
             let _ = (snapshot, zoom);
             None
-        }
-    }
-}
-
-impl Drop for ScanLines {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
         }
     }
 }
