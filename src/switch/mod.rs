@@ -165,6 +165,13 @@ impl SwitchDecider {
     }
 
     /// Leaves scroll mode, if on.
+    /// Whether `pointer` rests where scrolling began: within half a scroll
+    /// step of `anchor` on each axis (no step taken).
+    fn at_anchor(&self, anchor: Point, pointer: Point) -> bool {
+        let half = 0.5 * self.s.scroll_px_per_step.max(1.0);
+        (pointer[0] - anchor[0]).abs() < half && (pointer[1] - anchor[1]).abs() < half
+    }
+
     fn end_scroll(&mut self, events: &mut Vec<Event>) {
         if let Some(anchor) = self.scroll_anchor.take() {
             events.push(Event::ScrollEnd);
@@ -223,7 +230,7 @@ impl SwitchDecider {
             // scrolling, the head held away from where scrolling began is
             // scrolling, not a rest: a dwell there ended it after a second
             // (the rest at the anchor ends it, below).
-            let scrolling_away = self.scroll_anchor.is_some_and(|a| (pointer[0] - a[0]).abs().max((pointer[1] - a[1]).abs()) >= 0.5 * self.s.scroll_px_per_step.max(1.0));
+            let scrolling_away = self.scroll_anchor.is_some_and(|a| !self.at_anchor(a, pointer));
             if self.dwell_spent_at.is_some_and(|p| crate::events::dist(p, pointer) > DWELL_SPENT_RADIUS) {
                 self.dwell_spent_at = None;
             }
@@ -285,8 +292,7 @@ impl SwitchDecider {
             // The pointer at rest where scrolling began for a while ends it
             // by itself: a pinned pointer cannot reach "No click", and a
             // dwell there fires once per stay only.
-            let resting = moved[0].abs() < 0.5 * px && moved[1].abs() < 0.5 * px;
-            if !resting || !tracking {
+            if !self.at_anchor(anchor, pointer) || !tracking {
                 self.scroll_rest_since = None;
             } else if t_ms - *self.scroll_rest_since.get_or_insert(t_ms) >= SCROLL_REST_END_MS {
                 self.end_scroll(events);
