@@ -143,6 +143,8 @@ pub struct FacemouseApp {
     /// The main window was moved out of the docked menu's way (for this
     /// edge), and where it was before (outer position, inner size).
     menu_cleared: Option<crate::settings::Dock>,
+    /// The menu's edge as last decided, for (menu, profile's edge, screen).
+    dock_chosen: Option<((String, crate::settings::Dock, [u32; 2]), crate::settings::Dock)>,
     main_before_menu: Option<(egui::Rect, egui::Rect)>,
     quitting: bool,
     /// The external switch (a key or switch button), while the profile sets one.
@@ -250,6 +252,7 @@ impl FacemouseApp {
             naming: None,
             name_entered: false,
             menu_cleared: None,
+            dock_chosen: None,
             main_before_menu: None,
             quitting: false,
             autostart_dir,
@@ -1246,15 +1249,20 @@ impl FacemouseApp {
     /// default zoom, 15 keys a page against 7: 1.28 selections per character
     /// against 2.04, `docs/keyboard.md`; on 1280×800 the side is too narrow,
     /// and the keyboard stays where it is).
+    /// Decided once for each menu, edge and screen (it lays the panel out
+    /// twice), not on every pass.
     fn menu_dock_now(&mut self, ctx: &egui::Context) -> crate::settings::Dock {
         let dock = self.profile.settings.ui.menu_dock;
-        match desktop_dwell::screen_points(ctx) {
-            Some(screen) => {
-                let current = self.menu.nav.current_name().to_string();
-                typing_dock(dock, &current, screen, |w, h, wide| self.menu.items_per_page(w, h, wide))
-            }
-            None => dock,
+        let Some(screen) = desktop_dwell::screen_points(ctx) else { return dock };
+        let key = (self.menu.nav.current_name().to_string(), dock, screen.map(f32::to_bits));
+        if let Some((k, chosen)) = &self.dock_chosen
+            && *k == key
+        {
+            return *chosen;
         }
+        let chosen = typing_dock(dock, &key.0, screen, |w, h, wide| self.menu.items_per_page(w, h, wide));
+        self.dock_chosen = Some((key, chosen));
+        chosen
     }
 
     /// The main window out of the docked menu's way: it covered every one
