@@ -65,14 +65,16 @@ pub fn set_takes_focus(title: &'static str, takes: bool) {
 /// longer covers the work, and maximized windows (our main window among
 /// them) end where it begins. A window that lies along no edge, or across
 /// less than half of it, reserves nothing. It waits for the window's place
-/// to settle (up to three seconds); without an X11 display it does nothing.
+/// to settle (up to ten seconds: a window that took more than the three it
+/// used to wait, on a loaded machine, reserved nothing); without an X11
+/// display it does nothing.
 pub fn reserve_edge(title: &'static str) {
     #[cfg(target_os = "linux")]
     {
         let Some((conn, screen)) = connect() else { return };
         let spawned = std::thread::Builder::new().name("strut".into()).spawn(move || {
             let mut last = None;
-            for _ in 0..15 {
+            for _ in 0..50 {
                 std::thread::sleep(std::time::Duration::from_millis(200));
                 match place(&conn, screen, title) {
                     Ok(Some(p)) if last == Some(p) => {
