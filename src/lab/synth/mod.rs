@@ -184,6 +184,9 @@ pub struct Cover {
     pub area: CoverArea,
     /// Its grey level (0..255).
     pub grey: f64,
+    /// The spread (standard deviation, grey levels) of a pattern on it, held
+    /// still in the image as a hand or a book is: 0 for a flat block.
+    pub texture: f64,
 }
 
 /// What a [`Cover`] hides; each spans the cheeks from 0.9 eye distances
@@ -573,6 +576,9 @@ impl Generator {
             };
             let rect = opencv::core::Rect::new(x0.round() as i32, y0.round() as i32, (x1 - x0).round() as i32, (y1 - y0).round() as i32);
             imgproc::rectangle(out, rect, Scalar::all(c.grey), imgproc::FILLED, imgproc::LINE_8, 0)?;
+            if c.texture > 0.0 {
+                self.pattern(out, rect, c)?;
+            }
         }
         let covered = cover.is_some();
         self.sensor(out, t_ms / 1000.0)?;
@@ -687,6 +693,38 @@ impl Generator {
     }
 
     /// Lighting drift and sensor noise, in place.
+    /// A cover's pattern: creases and blotches of 6 to 30 px (a sum of
+    /// waves with the sequence's own directions and phases), anchored in the
+    /// image, not on the face.
+    fn pattern(&self, img: &mut Mat, rect: opencv::core::Rect, c: &Cover) -> Result<(), SynthError> {
+        let mut rng = Rng::new(self.cfg.seed ^ 0xc0ee_7e47);
+        let waves: Vec<(f64, f64, f64)> = (0..6)
+            .map(|_| {
+                let (angle, length) = (rng.uniform(0.0, std::f64::consts::PI), rng.uniform(6.0, 30.0));
+                let k = std::f64::consts::TAU / length;
+                (k * angle.cos(), k * angle.sin(), rng.uniform(0.0, std::f64::consts::TAU))
+            })
+            .collect();
+        // Six unit waves of random phase spread by sqrt(6 / 2).
+        let scale = c.texture / 3f64.sqrt();
+        let (cols, rows, ch) = (img.cols(), img.rows(), img.channels());
+        let (x0, x1) = (rect.x.max(0), (rect.x + rect.width).min(cols));
+        let (y0, y1) = (rect.y.max(0), (rect.y + rect.height).min(rows));
+        let step = img.mat_step().first().copied().unwrap_or(0);
+        let data = img.data_bytes_mut()?;
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let (fx, fy) = (f64::from(x), f64::from(y));
+                let v = c.grey + scale * waves.iter().map(|(kx, ky, ph)| (kx * fx + ky * fy + ph).sin()).sum::<f64>();
+                let at = y as usize * step + x as usize * ch as usize;
+                for b in &mut data[at..at + ch as usize] {
+                    *b = v.round().clamp(0.0, 255.0) as u8;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn sensor(&mut self, img: &mut Mat, t: f64) -> Result<(), SynthError> {
         let gain = 1.0 + self.cfg.light_drift * (std::f64::consts::TAU * t / 11.0 + self.phases[0]).sin();
         let bias = 6.0 * self.cfg.light_drift / 0.08 * (std::f64::consts::TAU * t / 17.0 + self.phases[3]).sin();
