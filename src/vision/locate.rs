@@ -25,6 +25,8 @@ pub struct GenericEyes {
     eyes: Option<[Mat; 2]>,
     tmpl: Mat,
     result: Mat,
+    /// How well each eye of the last `find` correlated with the generic eye (1 without the portrait).
+    pub last_scores: [f64; 2],
 }
 
 impl Default for GenericEyes {
@@ -60,7 +62,7 @@ impl GenericEyes {
         if eyes.is_none() {
             tracing::warn!("cannot read the generic eyes in {} (reinstall Facemouse); eyes are placed at the darkest blobs instead", path.display());
         }
-        Self { eyes, tmpl: Mat::default(), result: Mat::default() }
+        Self { eyes, tmpl: Mat::default(), result: Mat::default(), last_scores: [1.0; 2] }
     }
 
     /// Whether the generic eyes are loaded.
@@ -89,7 +91,8 @@ impl GenericEyes {
         let s = iod / photo_iod;
         let (w, h) = (px(GENERIC_EYE.0 * iod), px(GENERIC_EYE.1 * iod));
         let mut found = [le, re];
-        for (cut, at) in eyes.iter().zip(&mut found) {
+        self.last_scores = [-1.0; 2];
+        for ((cut, at), score) in eyes.iter().zip(&mut found).zip(&mut self.last_scores) {
             let size = Size::new((f64::from(cut.cols()) * s).round() as i32, (f64::from(cut.rows()) * s).round() as i32);
             let mut scaled = Mat::default();
             imgproc::resize(cut, &mut scaled, size, 0.0, 0.0, imgproc::INTER_AREA)?;
@@ -98,6 +101,7 @@ impl GenericEyes {
                 && let Some(m) = ncc::search(gray, &self.tmpl, *at, reach, reach, &mut self.result)?
             {
                 *at = m.pos;
+                *score = m.score;
             }
         }
         Ok((found[0], found[1]))

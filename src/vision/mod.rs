@@ -243,7 +243,7 @@ impl Vision {
         let phase = std::mem::replace(&mut self.phase, Phase::Searching);
         self.phase = match phase {
             Phase::Searching => self.search(frame, t, out)?,
-            Phase::Initializing(init) => self.initialize(&frame.gray, *init, t, out)?,
+            Phase::Initializing(init) => self.initialize(frame, *init, t, out)?,
             Phase::Tracking(tracks) => self.track(frame, tracks, t, dt, out)?,
             Phase::Lost { tracks, since } => self.recover(frame, tracks, since, t, out)?,
         };

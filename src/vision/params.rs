@@ -20,6 +20,14 @@ pub const FACE_CROP_SIZE: i32 = 96;
 pub const FACE_MIN_INPUT: i32 = 64;
 /// The detector's confidence below which a face is ignored.
 pub const FACE_MIN_SCORE: f64 = 0.6;
+/// Tracking starts from a detected face only at this score or more (a face
+/// whose eyes a patterned hand covers scored 0.65 to 0.75; a start on every
+/// development clip, 0.97 or more) ...
+pub const FACE_START_SCORE: f64 = 0.8;
+/// ... and where its eyes correlate with the generic eye this much, the mean
+/// of the two (a patterned cover: at most 0.35; the development clips: at
+/// least 0.505).
+pub const GENERIC_EYE_FLOOR: f64 = 0.42;
 /// The smallest eye distance (pixels) that is tracked.
 pub const MIN_IOD_PX: f64 = 12.0;
 /// The generic eye (width, height) that finds the eyes near the detector's
@@ -36,6 +44,8 @@ pub const DRIFT_CHECK_MS: f64 = 1000.0;
 pub const DRIFT_MAX: f64 = 0.35;
 /// ... and this many drifting checks in a row start the trackers again on the detected face.
 pub const DRIFT_STRIKES: u32 = 2;
+/// Eyes closed or brows raised delay the check, never past this.
+pub const UNSURE_CHECK_MS: f64 = 2500.0;
 
 // ---------------------------------------------------------------------------
 // Self-initialization from blinks without a face (`blinklink.rs`, `haar.rs`, `search.rs`)

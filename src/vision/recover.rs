@@ -6,7 +6,7 @@ use opencv::core::{Mat, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use super::params::{EYE_SEARCH, POSITION_FLOOR, REDETECT_EVERYWHERE_MS, REDETECT_NCC, REDETECT_NEAR, UNIFORM_EYE_SPREAD};
+use super::params::{EYE_SEARCH, GENERIC_EYE_FLOOR, POSITION_FLOOR, REDETECT_EVERYWHERE_MS, REDETECT_NCC, REDETECT_NEAR, UNIFORM_EYE_SPREAD};
 use super::track::Tracks;
 use super::{Observation, Phase, Vision, VisionError, add, ncc, px};
 use crate::capture::Frame;
@@ -42,6 +42,14 @@ impl Vision {
                 Some(e) if e.score >= POSITION_FLOOR && !ncc::spread(gray, e.pos, side.eye_tmpl.cols(), side.eye_tmpl.rows())?.is_some_and(|s| s < UNIFORM_EYE_SPREAD) => side.eye = e.pos,
                 _ => ok = false,
             }
+        }
+        // And they must look like eyes: the feature's template matched a
+        // hand held over the eyes part way (0.71), and the eyes' templates
+        // its pattern.
+        if ok && self.generic.active() {
+            self.generic.find(gray, tr.left.eye, tr.right.eye)?;
+            let [a, b] = self.generic.last_scores;
+            ok = f64::midpoint(a, b) >= GENERIC_EYE_FLOOR;
         }
         if !ok {
             return Ok(Phase::Lost { tracks: tr, since });

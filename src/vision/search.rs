@@ -118,7 +118,16 @@ impl Vision {
     }
 
     /// Follows the head while the eyes reopen after the blink that found them, then takes the templates.
-    pub(super) fn initialize(&mut self, gray: &Mat, init: Init, t: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+    pub(super) fn initialize(&mut self, frame: &Frame, init: Init, t: f64, out: &mut Observation) -> Result<Phase, VisionError> {
+        // A start that no blink confirmed (motion: a hand taken away from the
+        // face, brows) gives way to the face detector, which would otherwise
+        // wait until it ends, up to `INIT_GIVE_UP_MS`.
+        if !init.from_blink
+            && let Some(phase) = self.track_detected_face(frame, t, out)?
+        {
+            return Ok(phase);
+        }
+        let gray = &frame.gray;
         // A pair seen while initializing would be ignored: only keep BlinkLink's previous frame current.
         let _ = self.blink.feed(gray)?;
         gray.copy_to(&mut self.prev_gray)?;
