@@ -94,6 +94,27 @@ fn benches(c: &mut Criterion) {
         });
     });
     let _ = img.cols();
+
+    // A camera's MJPEG frame (the generated face, as a webcam sends it) to
+    // the grey the vision reads: straight from the luma, and as before
+    // (decoded to RGB by nokhwa, then to BGR, then to grey).
+    let mut jpeg = opencv::core::Vector::<u8>::new();
+    opencv::imgcodecs::imencode_def(".jpg", &clip[100].color, &mut jpeg).expect("encode");
+    let bytes = jpeg.to_vec();
+    let (w, h) = (clip[100].color.cols(), clip[100].color.rows());
+    let mut frame = Frame::empty();
+    c.bench_function("camera_mjpeg_to_grey_straight_640x480", |b| {
+        b.iter(|| facemouse::capture::raw::to_gray(facemouse::capture::raw::RawFormat::Mjpeg, &bytes, w, h, &mut frame.gray).expect("grey"));
+    });
+    let buffer = nokhwa::Buffer::new(nokhwa::utils::Resolution::new(w as u32, h as u32), &bytes, nokhwa::utils::FrameFormat::MJPEG);
+    let mut rgb = Mat::new_rows_cols_with_default(h, w, opencv::core::CV_8UC3, opencv::core::Scalar::all(0.0)).expect("rgb");
+    c.bench_function("camera_mjpeg_to_grey_through_rgb_640x480", |b| {
+        b.iter(|| {
+            buffer.decode_image_to_buffer::<nokhwa::pixel_format::RgbFormat>(rgb.data_bytes_mut().expect("bytes")).expect("decode");
+            opencv::imgproc::cvt_color_def(&rgb, &mut frame.color, opencv::imgproc::COLOR_RGB2BGR).expect("bgr");
+            frame.update_gray().expect("grey");
+        });
+    });
 }
 
 criterion_group!(all, benches);

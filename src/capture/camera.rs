@@ -137,6 +137,19 @@ impl CameraSource {
     }
 }
 
+/// The layout of a camera's frames, as [`super::raw`] reads them.
+fn raw_format(f: FrameFormat) -> super::raw::RawFormat {
+    use super::raw::RawFormat;
+    match f {
+        FrameFormat::MJPEG => RawFormat::Mjpeg,
+        FrameFormat::YUYV => RawFormat::Yuyv,
+        FrameFormat::NV12 => RawFormat::Nv12,
+        FrameFormat::GRAY => RawFormat::Gray,
+        FrameFormat::RAWRGB => RawFormat::Rgb,
+        FrameFormat::RAWBGR => RawFormat::Bgr,
+    }
+}
+
 impl FrameSource for CameraSource {
     fn name(&self) -> String {
         format!("camera {}: {}", self.entry.index, self.entry.name)
@@ -164,6 +177,19 @@ impl FrameSource for CameraSource {
         let res = buf.resolution();
         let (w, h) = (i32::try_from(res.width()).unwrap_or(0), i32::try_from(res.height()).unwrap_or(0));
         let cv = |source: opencv::Error| CaptureError::OpenCv { what: self.entry.name.clone(), source };
+        frame.index = self.next_index;
+        frame.t_ms = self.start.elapsed().as_secs_f64() * 1000.0;
+        self.next_index += 1;
+        // The grey straight from the camera's bytes; the colour only when the preview asks.
+        let format = raw_format(buf.source_frame_format());
+        if super::raw::to_gray(format, buf.buffer(), w, h, &mut frame.gray).map_err(cv)? {
+            if !frame.color.empty() {
+                frame.color = Mat::default();
+            }
+            frame.raw.set(format, buf.buffer(), w, h);
+            return Ok(ReadOutcome::Frame);
+        }
+        frame.raw.clear();
         if self.rgb.rows() != h || self.rgb.cols() != w {
             self.rgb = Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(0.0)).map_err(cv)?;
         }
@@ -175,9 +201,6 @@ impl FrameSource for CameraSource {
         }
         opencv::imgproc::cvt_color_def(&self.rgb, &mut frame.color, opencv::imgproc::COLOR_RGB2BGR).map_err(cv)?;
         frame.update_gray().map_err(cv)?;
-        frame.index = self.next_index;
-        frame.t_ms = self.start.elapsed().as_secs_f64() * 1000.0;
-        self.next_index += 1;
         Ok(ReadOutcome::Frame)
     }
 

@@ -15,6 +15,7 @@
 
 mod camera;
 mod folder;
+pub mod raw;
 mod slot;
 pub mod switch_input;
 mod video;
@@ -41,17 +42,36 @@ pub struct Frame {
     pub t_ms: f64,
     /// Monotonic capture instant.
     pub captured: Instant,
-    /// 8-bit BGR image.
+    /// 8-bit BGR image; empty when the source gave `gray` straight (a
+    /// camera: see `raw`).
     pub color: Mat,
-    /// 8-bit single-channel image, same size as `color`.
+    /// 8-bit single-channel image, what the vision reads.
     pub gray: Mat,
+    /// The camera's own bytes, kept when `color` was not made: the window's
+    /// preview makes its colour from them ([`Frame::picture`]).
+    pub raw: raw::RawImage,
 }
 
 impl Frame {
     /// An empty frame whose buffers a source fills.
     #[must_use]
     pub fn empty() -> Self {
-        Self { index: 0, t_ms: 0.0, captured: Instant::now(), color: Mat::default(), gray: Mat::default() }
+        Self { index: 0, t_ms: 0.0, captured: Instant::now(), color: Mat::default(), gray: Mat::default(), raw: raw::RawImage::default() }
+    }
+
+    /// The colour picture (8-bit BGR): `color`, or one made in `scratch`
+    /// from the camera's bytes, or from the grey.
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn picture<'a>(&'a self, scratch: &'a mut Mat) -> Result<&'a Mat, opencv::Error> {
+        if !self.color.empty() {
+            return Ok(&self.color);
+        }
+        if !raw::to_bgr(&self.raw, scratch)? {
+            opencv::imgproc::cvt_color_def(&self.gray, scratch, opencv::imgproc::COLOR_GRAY2BGR)?;
+        }
+        Ok(scratch)
     }
 
     /// Width and height in pixels (0×0 for an empty frame).

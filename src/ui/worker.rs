@@ -150,6 +150,7 @@ impl Worker {
             repaint: Arc::clone(&repaint),
             visible: Arc::clone(&visible),
             small: Mat::default(),
+            picture: Mat::default(),
             rgb: Mat::default(),
             last: None,
             last_wake: None,
@@ -203,6 +204,8 @@ struct Publisher {
     repaint: Arc<Mutex<Option<eframe::egui::Context>>>,
     visible: Arc<AtomicBool>,
     small: Mat,
+    /// The colour picture of a camera frame that came as grey (see `Frame::picture`).
+    picture: Mat,
     rgb: Mat,
     last: Option<Instant>,
     last_wake: Option<Instant>,
@@ -229,7 +232,8 @@ impl Publisher {
         let pw = PREVIEW_WIDTH.min(w.max(1));
         let ph = (f64::from(h) * f64::from(pw) / f64::from(w.max(1))).round() as i32;
         let r = (|| -> Result<Preview, opencv::Error> {
-            imgproc::resize(&frame.color, &mut self.small, Size::new(pw, ph), 0.0, 0.0, imgproc::INTER_AREA)?;
+            let picture = frame.picture(&mut self.picture)?;
+            imgproc::resize(picture, &mut self.small, Size::new(pw, ph), 0.0, 0.0, imgproc::INTER_AREA)?;
             imgproc::cvt_color_def(&self.small, &mut self.rgb, imgproc::COLOR_BGR2RGB)?;
             Ok(Preview { width: pw as usize, height: ph as usize, rgb: self.rgb.data_bytes()?.to_vec() })
         })();
