@@ -8,6 +8,12 @@
 //! a beginning with, the more often typed the higher: people reuse their
 //! own vocabulary (names, places, their condition's terms) far more than a
 //! general list predicts.
+//!
+//! Before the first letter of a word, it offers the next word: those the
+//! user has typed after the previous word (word pairs, learned and saved
+//! with the words), then the most frequent words. No word-pair list ships:
+//! none whose licence allows it could be had here (see
+//! `assets/words/README.md`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,9 +51,19 @@ pub struct Predictor {
     /// Shipped words in alphabetical order, each with its frequency (0..1);
     /// shared by every predictor made from the same list.
     words: WordList,
+    /// The most frequent shipped words, most frequent first.
+    top: WordList,
     /// The user's words and how often each was typed.
     user: BTreeMap<String, u32>,
+    /// The user's word pairs (a word, then the word after it) and how often.
+    pairs: BTreeMap<(String, String), u32>,
 }
+
+/// The most word pairs kept (in `words.txt`, as `first second<TAB>count`).
+pub const MAX_USER_PAIRS: usize = 50_000;
+
+/// How many of the most frequent shipped words are kept ready for the next word.
+const TOP_WORDS: usize = 64;
 
 /// A user word typed once ranks like a shipped word used this often (one
 /// word in 500: the ~200 most common words); each further use counts again.
@@ -76,7 +92,10 @@ impl Predictor {
         }
         words.sort_by(|a, b| a.0.cmp(&b.0));
         words.dedup_by(|a, b| a.0 == b.0);
-        Ok(Self { words: words.into(), user: BTreeMap::new() })
+        let mut top = words.clone();
+        top.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        top.truncate(TOP_WORDS);
+        Ok(Self { words: words.into(), top: top.into(), ..Self::default() })
     }
 
     /// The shipped list of this installation (`assets/words/en.tsv`), read
@@ -86,16 +105,16 @@ impl Predictor {
     /// # Errors
     /// See [`Predictor::load`].
     pub fn shipped() -> Result<Self, PredictError> {
-        static SHIPPED: Mutex<Option<(PathBuf, WordList)>> = Mutex::new(None);
+        static SHIPPED: Mutex<Option<(PathBuf, WordList, WordList)>> = Mutex::new(None);
         let path = crate::data_dir().join("assets").join("words").join("en.tsv");
         let mut kept = SHIPPED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((p, words)) = kept.as_ref()
+        if let Some((p, words, top)) = kept.as_ref()
             && *p == path
         {
-            return Ok(Self { words: Arc::clone(words), user: BTreeMap::new() });
+            return Ok(Self { words: Arc::clone(words), top: Arc::clone(top), ..Self::default() });
         }
         let loaded = Self::load(&path)?;
-        *kept = Some((path, Arc::clone(&loaded.words)));
+        *kept = Some((path, Arc::clone(&loaded.words), Arc::clone(&loaded.top)));
         Ok(loaded)
     }
 
@@ -132,11 +151,16 @@ impl Predictor {
 
     fn add_user_text(&mut self, text: &str) {
         for line in text.lines() {
-            if let Some((w, n)) = line.split_once('\t')
-                && let Ok(n) = n.trim().parse::<u32>()
-                && is_word(w)
-            {
+            let Some((w, n)) = line.split_once('\t') else { continue };
+            let Ok(n) = n.trim().parse::<u32>() else { continue };
+            if is_word(w) {
                 let c = self.user.entry(w.to_lowercase()).or_insert(0);
+                *c = c.saturating_add(n);
+            } else if let Some((a, b)) = w.split_once(' ')
+                && is_word(a)
+                && is_word(b)
+            {
+                let c = self.pairs.entry((a.to_lowercase(), b.to_lowercase())).or_insert(0);
                 *c = c.saturating_add(n);
             }
         }
@@ -146,23 +170,8 @@ impl Predictor {
     /// Keeps the [`MAX_USER_WORDS`] most typed words (the first in
     /// alphabetical order among equals).
     fn trim_user(&mut self) {
-        if self.user.len() <= MAX_USER_WORDS {
-            return;
-        }
-        let mut counts: Vec<u32> = self.user.values().copied().collect();
-        counts.sort_unstable_by(|a, b| b.cmp(a));
-        let floor = counts[MAX_USER_WORDS - 1];
-        let mut at_floor = MAX_USER_WORDS - counts.iter().take_while(|c| **c > floor).count();
-        self.user.retain(|_, c| {
-            if *c > floor {
-                true
-            } else if *c == floor && at_floor > 0 {
-                at_floor -= 1;
-                true
-            } else {
-                false
-            }
-        });
+        trim_counts(&mut self.user, MAX_USER_WORDS);
+        trim_counts(&mut self.pairs, MAX_USER_PAIRS);
     }
 
     /// Saves the user's words atomically (the old file or the whole new one).
@@ -170,9 +179,13 @@ impl Predictor {
     /// # Errors
     /// The folder cannot be written.
     pub fn save_user(&self, path: &Path) -> Result<(), PredictError> {
+        use std::fmt::Write;
         let mut text = String::from("# Words this user typed, and how often (Facemouse's word prediction learns them)\n");
         for (w, n) in &self.user {
-            text.push_str(&format!("{w}\t{n}\n"));
+            let _ = writeln!(text, "{w}\t{n}");
+        }
+        for ((a, b), n) in &self.pairs {
+            let _ = writeln!(text, "{a} {b}\t{n}");
         }
         crate::fs::write_atomic(path, text.as_bytes()).map_err(|source| PredictError::Save { path: path.to_path_buf(), source })
     }
@@ -185,6 +198,55 @@ impl Predictor {
             *c = c.saturating_add(1);
             self.trim_user();
         }
+    }
+
+    /// Learns that the user typed `word` after `previous` (letters only count).
+    pub fn learn_pair(&mut self, previous: &str, word: &str) {
+        let clean = |w: &str| w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
+        let (a, b) = (clean(previous), clean(word));
+        if is_word(&a) && is_word(&b) {
+            let c = self.pairs.entry((a, b)).or_insert(0);
+            *c = c.saturating_add(1);
+            self.trim_user();
+        }
+    }
+
+    /// How often the user typed `word` after `previous`.
+    #[must_use]
+    pub fn learned_pair(&self, previous: &str, word: &str) -> u32 {
+        self.pairs.get(&(previous.to_lowercase(), word.to_lowercase())).copied().unwrap_or(0)
+    }
+
+    /// Up to `n` words to offer before the first letter of the word after
+    /// `previous` (empty at the start): those the user has typed after it,
+    /// most often first, then the most frequent words (the user's own
+    /// counted as in [`Predictor::suggest`]).
+    #[must_use]
+    pub fn suggest_next(&self, previous: &str, n: usize) -> Vec<String> {
+        let prev = previous.to_lowercase();
+        let mut out: Vec<String> = Vec::new();
+        if is_word(&prev) {
+            let mut followers: Vec<(&str, u32)> = self.pairs.range((prev.clone(), String::new())..).take_while(|((a, _), _)| *a == prev).map(|((_, b), c)| (b.as_str(), *c)).collect();
+            followers.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            out.extend(followers.into_iter().take(n).map(|(w, _)| shown(w, false)));
+        }
+        if out.len() < n {
+            let mut common: Vec<(&str, f64)> = self.top.iter().map(|(w, f)| (w.as_str(), *f + USER_WEIGHT * f64::from(self.learned(w)))).collect();
+            let mut own: Vec<(&str, f64)> = self.user.iter().map(|(w, c)| (w.as_str(), USER_WEIGHT * f64::from(*c))).collect();
+            own.sort_by(|a, b| b.1.total_cmp(&a.1));
+            common.extend(own.into_iter().take(n));
+            common.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            for (w, _) in common {
+                let w = shown(w, false);
+                if out.len() >= n {
+                    break;
+                }
+                if !out.contains(&w) {
+                    out.push(w);
+                }
+            }
+        }
+        out
     }
 
     /// How often the user typed `word`.
@@ -216,6 +278,40 @@ impl Predictor {
         let capital = prefix.chars().next().is_some_and(char::is_uppercase);
         best.into_iter().take(n).map(|(w, _)| shown(w, capital)).collect()
     }
+}
+
+/// Keeps the `max` highest counts (the first in order among equals).
+fn trim_counts<K: Ord>(counts: &mut BTreeMap<K, u32>, max: usize) {
+    if counts.len() <= max || max == 0 {
+        return;
+    }
+    let mut all: Vec<u32> = counts.values().copied().collect();
+    all.sort_unstable_by(|a, b| b.cmp(a));
+    let floor = all[max - 1];
+    let mut at_floor = max - all.iter().take_while(|c| **c > floor).count();
+    counts.retain(|_, c| {
+        if *c > floor {
+            true
+        } else if *c == floor && at_floor > 0 {
+            at_floor -= 1;
+            true
+        } else {
+            false
+        }
+    });
+}
+
+/// The word before the one being typed in `typed` (empty when there is
+/// none, or when a sentence or a line ended in between).
+#[must_use]
+pub fn previous_word(typed: &str) -> &str {
+    let before = &typed[..typed.len() - current_word(typed).len()];
+    let trimmed = before.trim_end_matches(' ');
+    if trimmed.len() == before.len() && !before.is_empty() {
+        // Something other than a space right before the word (a comma, a full stop).
+        return "";
+    }
+    current_word(trimmed)
 }
 
 /// A word as it is typed: "I" and its contractions capitalized, and a capital first letter kept.
@@ -277,6 +373,45 @@ mod tests {
         third.load_user(&words).expect("load");
         assert_eq!(third.learned("hello"), 3);
         third.load_user(&dir.path().join("none.txt")).expect("missing is fine");
+    }
+
+    /// Before a word's first letter: the words the user typed after the
+    /// previous one, most often first, then the most frequent words; the
+    /// pairs are saved with the words and read back.
+    #[test]
+    fn the_next_word_comes_from_the_users_pairs_then_the_commonest_words() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut p = list(dir.path());
+        assert_eq!(p.suggest_next("", 3), vec!["the", "I", "there"], "the commonest words at the start");
+        assert_eq!(p.suggest_next("hello", 2), vec!["the", "I"], "no pair learned yet");
+        p.learn_pair("hello", "there");
+        p.learn_pair("Hello,", "Helsinki");
+        p.learn_pair("hello", "helsinki");
+        assert_eq!(p.learned_pair("hello", "helsinki"), 2);
+        assert_eq!(p.suggest_next("hello", 3), vec!["helsinki", "there", "the"], "pairs first, most typed first, then the list");
+        assert_eq!(p.suggest_next("HELLO", 1), vec!["helsinki"], "case ignored");
+        p.learn_pair("", "x");
+        p.learn_pair("hello", "12");
+        assert_eq!(p.pairs.len(), 2, "only words make pairs");
+        let words = dir.path().join("words.txt");
+        p.learn("hello");
+        p.save_user(&words).expect("save");
+        let text = std::fs::read_to_string(&words).expect("saved");
+        assert!(text.contains("hello helsinki\t2\n") && text.contains("hello\t1\n"), "{text}");
+        let mut again = list(dir.path());
+        again.load_user(&words).expect("load");
+        assert_eq!((again.learned_pair("hello", "helsinki"), again.learned_pair("hello", "there"), again.learned("hello")), (2, 1, 1));
+    }
+
+    #[test]
+    fn the_previous_word_is_the_one_before_the_space() {
+        assert_eq!(previous_word("hello wor"), "hello");
+        assert_eq!(previous_word("hello "), "hello");
+        assert_eq!(previous_word("say hello  "), "hello");
+        assert_eq!(previous_word("hello"), "");
+        assert_eq!(previous_word("end. new"), "", "a sentence ended between");
+        assert_eq!(previous_word("one, two"), "", "a comma between");
+        assert_eq!(previous_word(""), "");
     }
 
     #[test]
