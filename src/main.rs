@@ -110,6 +110,12 @@ enum Command {
         /// Also the cost of typing this one phrase (scan steps to type it).
         #[arg(long)]
         phrase: Option<String>,
+        /// Print the measurement as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The profile whose dwell time and scan step the time model uses.
+        #[arg(long, default_value = "default")]
+        profile: String,
     },
     /// Train the head-pose model (SMA) on generated data and write models/sma-head-pose.json.
     TrainPose {
@@ -291,11 +297,28 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::EvalKeyboard { phrases, phrase }) => {
+        Some(Command::EvalKeyboard { phrases, phrase, json, profile }) => {
             use facemouse::lab::keyboard_eval;
             let menus = facemouse::data_dir().join("menus");
             let set = keyboard_eval::load_phrases(&phrases)?;
-            say_raw!("{}", keyboard_eval::table(&set, &menus)?)?;
+            // The pointer's speed: eval-pointer's throughput of the default
+            // (relative) and the calibrated (absolute) mapping, clicking by
+            // an eyebrow raise (its time is in the throughput; the dwell is
+            // added by the time model).
+            let pointing = facemouse::lab::pointer_eval::evaluate(1);
+            let throughputs: Vec<keyboard_eval::Throughput> = ["relative (feature)", "absolute (feature, 20×10 px)"]
+                .iter()
+                .filter_map(|mode| pointing.iter().find(|r| r.mode == *mode && r.click == facemouse::lab::pointer_eval::ClickMethod::BrowRaise))
+                .map(|r| keyboard_eval::Throughput { mode: r.mode.clone(), bits_per_s: r.throughput })
+                .collect();
+            let settings = settings_for(&profile)?;
+            let timing = keyboard_eval::Timing { dwell_s: settings.pointer.dwell_ms / 1000.0, scan_step_s: settings.ui.scan_step_ms / 1000.0 };
+            let report = keyboard_eval::report(&set, &menus, &throughputs, timing)?;
+            if json {
+                say!("{}", serde_json::to_string(&report)?)?;
+                return Ok(());
+            }
+            say_raw!("{}", keyboard_eval::table(&report))?;
             if let Some(p) = phrase {
                 for (name, size) in keyboard_eval::PANELS {
                     for predict in [false, true] {

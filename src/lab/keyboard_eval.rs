@@ -8,8 +8,19 @@
 //! the target), and scan steps (how many highlights the scanner moves through
 //! before each press: the waiting). Keystroke savings = 1 − selections with
 //! prediction / selections without.
+//!
+//! Words per minute (a word is five characters, spaces included) come from
+//! a time model. By dwell, each selection costs the move to its target by
+//! Fitts' law, `log2(D/W + 1)` bits (D: from the last target's centre, W:
+//! the target's smaller side; a key chosen twice in a row is left and
+//! entered again, out and back over its own width) at the throughput that
+//! `facemouse eval-pointer` measures for a mode, plus the dwell. By
+//! row–column scanning, each selection waits its scan steps and about half
+//! a step for each of its two presses, at `scan_step_ms` a step.
 
 use std::path::Path;
+
+use eframe::egui;
 
 use crate::menus::{MenuAction, Navigator, Outcome, Scanner};
 use crate::ui::menu_panel::{MenuPanel, Target};
@@ -22,6 +33,8 @@ pub struct TypingCost {
     pub chars: usize,
     pub selections: usize,
     pub scan_steps: usize,
+    /// The Fitts' law index of difficulty of every move to a target, summed (bits).
+    pub fitts_bits: f64,
 }
 
 impl TypingCost {
@@ -36,6 +49,36 @@ impl TypingCost {
     #[must_use]
     pub fn scan_steps_per_char(&self) -> f64 {
         self.scan_steps as f64 / self.chars.max(1) as f64
+    }
+
+    /// Words a minute by dwell: moves at `throughput` bits/s, and `dwell_s` a selection.
+    #[must_use]
+    pub fn wpm_dwell(&self, throughput: f64, dwell_s: f64) -> f64 {
+        let seconds = self.fitts_bits / throughput.max(1e-9) + self.selections as f64 * dwell_s;
+        wpm(self.chars, seconds)
+    }
+
+    /// Words a minute by row–column scanning at `step_s` a step.
+    #[must_use]
+    pub fn wpm_scanning(&self, step_s: f64) -> f64 {
+        wpm(self.chars, (self.scan_steps + self.selections) as f64 * step_s)
+    }
+}
+
+/// Words (five characters) a minute.
+fn wpm(chars: usize, seconds: f64) -> f64 {
+    if seconds <= 0.0 { 0.0 } else { chars as f64 / 5.0 / (seconds / 60.0) }
+}
+
+/// The index of difficulty (bits) of moving from `from` to `to`; the same
+/// target again is left and entered again.
+fn fitts_bits(from: Option<egui::Rect>, to: egui::Rect) -> f64 {
+    let w = f64::from(to.width().min(to.height())).max(1.0);
+    match from {
+        Some(f) if f == to => 2.0 * (1.0f64 + 1.0).log2(),
+        Some(f) => (f64::from(f.center().distance(to.center())) / w + 1.0).log2(),
+        // The first selection of a phrase: the pointer comes from the text, about a panel's height away.
+        None => (f64::from(to.center().y.max(to.height())) * 2.0 / w + 1.0).log2(),
     }
 }
 
@@ -90,12 +133,14 @@ pub fn measure(phrases: &[String], menus_dir: &Path, size: PanelSize, predict: b
         cost.chars += chars.len();
         let mut i = 0;
         let mut guard = 0;
+        let mut last: Option<egui::Rect> = None;
         while i < chars.len() {
             guard += 1;
             if guard > 100 * chars.len() + 100 {
                 return Err(KeyboardEvalError::NoKey(chars[i]));
             }
-            let rows = panel.plan(width, height);
+            let rects = panel.plan_rects(width, height - crate::ui::menu_panel::HEADING);
+            let rows = panel.rows().to_vec();
             let targets = panel.targets().to_vec();
             // The word being typed, as the user means it, and where it ends.
             let start = chars[..i].iter().rposition(|c| *c == ' ').map_or(0, |p| p + 1);
@@ -124,6 +169,10 @@ pub fn measure(phrases: &[String], menus_dir: &Path, size: PanelSize, predict: b
             let (r, c) = Scanner::place(&rows, index).unwrap_or((rows.len(), 0));
             cost.scan_steps += r + c;
             cost.selections += 1;
+            if let Some(&rect) = rects.get(index) {
+                cost.fitts_bits += fitts_bits(last, rect);
+                last = Some(rect);
+            }
             if let Some(Outcome::Close) = panel.choose(target) {
                 break;
             }
@@ -139,29 +188,106 @@ pub fn measure(phrases: &[String], menus_dir: &Path, size: PanelSize, predict: b
 /// a dock is 45 % of the screen; the title row takes 60 points).
 pub const PANELS: [(&str, PanelSize); 2] = [("bottom dock (default), 1280×264 pt, wide", (1280.0, 264.0, 3, true)), ("right dock, 560×660 pt, 3 columns", (560.0, 660.0, 3, false))];
 
-/// The table of `docs/keyboard.md`: each panel without and with prediction.
+/// How fast the pointer moves, for the time model: a mapping mode and its
+/// Fitts' law throughput (bits/s, from `facemouse eval-pointer`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Throughput {
+    pub mode: String,
+    pub bits_per_s: f64,
+}
+
+/// The time model's settings: the profile's dwell and scan step.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Timing {
+    pub dwell_s: f64,
+    pub scan_step_s: f64,
+}
+
+/// One panel, with or without prediction.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Row {
+    pub panel: String,
+    pub prediction: bool,
+    pub selections_per_char: f64,
+    pub switch_presses_per_char: f64,
+    pub scan_steps_per_char: f64,
+    /// Selections saved by prediction (percent of those without).
+    pub saved_percent: f64,
+    /// Words a minute by dwell, per pointer mode (in the order given).
+    pub wpm_dwell: Vec<f64>,
+    /// Words a minute by row–column scanning.
+    pub wpm_scanning: f64,
+    pub cost: TypingCost,
+}
+
+/// The whole measurement, as `--json` prints it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Report {
+    pub phrases: usize,
+    pub chars: usize,
+    pub timing: Timing,
+    pub throughputs: Vec<Throughput>,
+    pub rows: Vec<Row>,
+}
+
+/// Each panel of [`PANELS`] without and with prediction.
 ///
 /// # Errors
 /// See [`measure`].
-pub fn table(phrases: &[String], menus_dir: &Path) -> Result<String, KeyboardEvalError> {
-    let mut s = String::from("| panel | prediction | dwells per char | switch presses per char | scan steps per char | keystrokes saved |\n|---|---|---|---|---|---|\n");
+pub fn report(phrases: &[String], menus_dir: &Path, throughputs: &[Throughput], timing: Timing) -> Result<Report, KeyboardEvalError> {
+    let mut rows = Vec::new();
     for (name, size) in PANELS {
         let plain = measure(phrases, menus_dir, size, false)?;
         let predicted = measure(phrases, menus_dir, size, true)?;
-        for (label, c) in [("no", plain), ("yes", predicted)] {
-            let saved = 100.0 * (1.0 - c.selections as f64 / plain.selections.max(1) as f64);
-            s.push_str(&format!(
-                "| {name} | {label} | {:.2} | {:.2} | {:.2} | {saved:.1} % |\n",
-                c.dwells_per_char(),
-                c.presses_per_char(),
-                c.scan_steps_per_char()
-            ));
+        for (prediction, c) in [(false, plain), (true, predicted)] {
+            rows.push(Row {
+                panel: name.to_string(),
+                prediction,
+                selections_per_char: c.dwells_per_char(),
+                switch_presses_per_char: c.presses_per_char(),
+                scan_steps_per_char: c.scan_steps_per_char(),
+                saved_percent: 100.0 * (1.0 - c.selections as f64 / plain.selections.max(1) as f64),
+                wpm_dwell: throughputs.iter().map(|t| c.wpm_dwell(t.bits_per_s, timing.dwell_s)).collect(),
+                wpm_scanning: c.wpm_scanning(timing.scan_step_s),
+                cost: c,
+            });
         }
     }
-    let n: usize = phrases.len();
-    let chars: usize = phrases.iter().map(|p| p.chars().count()).sum();
-    s.push_str(&format!("\n{n} phrases, {chars} characters (lower-cased letters and spaces).\n"));
-    Ok(s)
+    let chars = phrases.iter().map(|p| p.chars().count()).sum();
+    Ok(Report { phrases: phrases.len(), chars, timing, throughputs: throughputs.to_vec(), rows })
+}
+
+/// The table of `docs/keyboard.md`.
+#[must_use]
+pub fn table(r: &Report) -> String {
+    use std::fmt::Write;
+    let mut s = String::from("| panel | prediction | selections per char | switch presses per char | scan steps per char | selections saved |");
+    for t in &r.throughputs {
+        let _ = write!(s, " wpm, dwell, {} ({:.2} bits/s) |", t.mode, t.bits_per_s);
+    }
+    let _ = writeln!(s, " wpm, scanning |\n|---|---|---|---|---|---|{}---|", "---|".repeat(r.throughputs.len()));
+    for row in &r.rows {
+        let _ = write!(
+            s,
+            "| {} | {} | {:.2} | {:.2} | {:.2} | {:.1} % |",
+            row.panel,
+            if row.prediction { "yes" } else { "no" },
+            row.selections_per_char,
+            row.switch_presses_per_char,
+            row.scan_steps_per_char,
+            row.saved_percent
+        );
+        for w in &row.wpm_dwell {
+            let _ = write!(s, " {w:.1} |");
+        }
+        let _ = writeln!(s, " {:.1} |", row.wpm_scanning);
+    }
+    let _ = writeln!(
+        s,
+        "\n{} phrases, {} characters (lower-cased letters and spaces); dwell {:.1} s, scan step {:.1} s.",
+        r.phrases, r.chars, r.timing.dwell_s, r.timing.scan_step_s
+    );
+    s
 }
 
 #[cfg(test)]
@@ -183,9 +309,13 @@ mod tests {
         assert_eq!((plain.chars, plain.selections), (11, 11), "{plain:?}");
         let predicted = measure(&phrases, &shipped_menus(), size, true).expect("measure");
         assert!(predicted.selections < plain.selections && predicted.selections >= 4, "{predicted:?}");
-        // A small panel pages: the same phrase costs more selections than keys.
-        let small = measure(&phrases, &shipped_menus(), (700.0, 400.0, 3, false), false).expect("measure");
+        // A panel too small for every key on one page (keys of 50×38
+        // points) pages: the same phrase costs more selections than keys.
+        let small = measure(&phrases, &shipped_menus(), (380.0, 300.0, 3, false), false).expect("measure");
         assert!(small.selections > plain.selections, "{small:?}");
+        // The default bottom dock holds every key: one selection a letter.
+        let bottom = measure(&phrases, &shipped_menus(), PANELS[0].1, false).expect("measure");
+        assert_eq!(bottom.selections, 11, "{bottom:?}");
     }
 
     #[test]

@@ -39,6 +39,85 @@ pub enum Target {
 const TARGET_SIZE: [f32; 2] = [150.0, 80.0];
 const TARGET_GAP: f32 = 12.0;
 
+/// A key of a keyboard menu laid out to fit every key on one page is at
+/// least this size (points; 66×51 pixels at the default zoom of 1.5), and
+/// at most this (a large side dock gives no giant keys).
+const MIN_KEY: [f32; 2] = [44.0, 34.0];
+const MAX_KEY: [f32; 2] = [190.0, 110.0];
+
+/// The sizes of a keyboard laid out on one page: a key, a predicted word
+/// (the words share their row's width) and a target of the navigation row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct KeySizes {
+    key: [f32; 2],
+    word: [f32; 2],
+    nav: [f32; 2],
+}
+
+/// How many key widths a key takes: one for a letter or a sign, two for a
+/// word ("Space", "Capitals"), three for a longer label, so that every
+/// label can be read.
+fn key_units(label: &str) -> usize {
+    match label.chars().count() {
+        0..=2 => 1,
+        3..=9 => 2,
+        _ => 3,
+    }
+}
+
+/// How many keys each row holds when keys of `units` widths fill rows of
+/// `cols` widths in order (a key that does not fit a row's rest starts the
+/// next). Empty when a key is wider than a row.
+fn pack(units: &[usize], cols: usize) -> Vec<usize> {
+    let mut rows = Vec::new();
+    let (mut n, mut used) = (0, 0);
+    for &u in units {
+        if u > cols {
+            return Vec::new();
+        }
+        if used + u > cols {
+            rows.push(n);
+            (n, used) = (0, 0);
+        }
+        n += 1;
+        used += u;
+    }
+    if n > 0 {
+        rows.push(n);
+    }
+    rows
+}
+
+/// The columns and the size of a one-width key that hold keys of `units`
+/// widths on one page of `width` × `height` points with `other_rows` rows
+/// besides (the words, the navigation row), all rows the same height: the
+/// largest keys (by their smaller side, which is what a pointer must hit),
+/// then the fewest columns (scanning goes along a row). `None` when no
+/// grid's keys reach `MIN_KEY`.
+fn key_grid(units: &[usize], width: f32, height: f32, other_rows: usize) -> Option<(usize, [f32; 2])> {
+    let mut best: Option<(usize, [f32; 2])> = None;
+    for cols in 1..=units.iter().sum::<usize>().max(1) {
+        let packed = pack(units, cols);
+        if packed.is_empty() {
+            continue;
+        }
+        let rows = packed.len() + other_rows;
+        let w = ((width - (cols as f32 - 1.0) * TARGET_GAP) / cols as f32).min(MAX_KEY[0]);
+        let h = ((height - rows as f32 * TARGET_GAP) / rows as f32).min(MAX_KEY[1]);
+        if w < MIN_KEY[0] || h < MIN_KEY[1] {
+            continue;
+        }
+        if best.is_none_or(|(_, b)| w.min(h) > b[0].min(b[1]) + 0.5) {
+            best = Some((cols, [w, h]));
+        }
+    }
+    best
+}
+
+/// What a panel's title line and margins take of its height (points): the
+/// targets have the rest.
+pub const HEADING: f32 = 52.0;
+
 /// The menu panel's state.
 pub struct MenuPanel {
     pub nav: Navigator,
@@ -84,16 +163,28 @@ pub struct MenuPanel {
     words_unsaved: bool,
     words: Vec<String>,
     words_for: String,
-    /// Whether the layout has the words' row (typing, and room for it).
+    /// Whether the layout has the words' row (typing, and room for it) ...
     words_row: bool,
+    /// ... and how many rows it keeps for them, and how many a row holds.
+    word_rows: (usize, usize),
+    /// A keyboard menu laid out with every key on one page, and its sizes
+    /// (`None`: the usual targets, paged) ...
+    keys: Option<KeySizes>,
+    /// ... and how many key widths each of its keys takes.
+    key_units: Vec<usize>,
     /// The editor's page (a menu longer than the window is paged).
     edit_page: usize,
     /// A name or text being written with the keyboard, into the editor.
     entry: Option<editor::Entry>,
 }
 
-/// At most this many predicted words, in one row above the keys.
+/// At most this many predicted words, in one row above the keys ...
 const MAX_WORDS: usize = 4;
+/// ... or, on a keyboard with every key on one page, six: in one row where
+/// six of this width fit (points), else in two rows of three where the
+/// keys still fit, else as many as fit in one row (at least three).
+const WORD_W: f32 = 130.0;
+const KEYBOARD_WORDS: usize = 6;
 
 /// `prefix` and as much of the end of `text` as fits in `room` characters
 /// ("…" where the start is left out).
@@ -136,6 +227,9 @@ impl MenuPanel {
             words: Vec::new(),
             words_for: String::new(),
             words_row: false,
+            word_rows: (0, 1),
+            keys: None,
+            key_units: Vec::new(),
             per_page: 1,
             edit_page: 0,
             entry: None,
@@ -191,21 +285,25 @@ impl MenuPanel {
         &self.words
     }
 
-    /// The word being typed has ended: it is learned.
+    /// The word being typed has ended: it is learned, and so is the pair it
+    /// makes with the word before it.
     fn end_word(&mut self) {
         let word = crate::predict::current_word(&self.echo).to_string();
-        self.learn_word(&word);
+        let previous = crate::predict::previous_word(&self.echo).to_string();
+        self.learn_word(&previous, &word);
     }
 
     /// Learns the word just finished (before a space, a return, a punctuation
-    /// mark) and saves the profile's words, unless the profile is read-only.
-    fn learn_word(&mut self, word: &str) {
+    /// mark) after `previous`, and saves the profile's words, unless the
+    /// profile is read-only.
+    fn learn_word(&mut self, previous: &str, word: &str) {
         let path = self.words_path().filter(|_| self.read_only.is_none() && !self.words_unsaved);
         let Some(p) = self.predictor.as_mut() else { return };
         if !crate::predict::is_word(word) {
             return;
         }
         p.learn(word);
+        p.learn_pair(previous, word);
         if let Some(path) = path
             && let Err(e) = p.save_user(&path)
         {
@@ -357,15 +455,53 @@ impl MenuPanel {
         self.full_layout(&menu, width, height).0
     }
 
+    /// Lays the panel out as [`MenuPanel::plan`] does and returns where each
+    /// of [`MenuPanel::targets`] lies, in points from the top left of the
+    /// area below the title line, as `show` places them ("Edit menu", on
+    /// the title line, at its right end above).
+    pub fn plan_rects(&mut self, width: f32, height: f32) -> Vec<egui::Rect> {
+        let menu = self.nav.current().clone();
+        let (rows, size) = self.full_layout(&menu, width, height);
+        let missing = self.word_rows.0.saturating_sub(self.words.len().div_ceil(self.word_rows.1.max(1)));
+        let row_h = self.keys.map_or(size[1], |k| k.key[1]);
+        let (mut y, mut k, mut kept) = (0.0, 0, missing == 0);
+        let mut rects = Vec::with_capacity(self.targets.len());
+        for n in rows {
+            if !kept && k >= self.words.len() {
+                y += missing as f32 * (row_h + TARGET_GAP);
+                kept = true;
+            }
+            let mut x = 0.0;
+            let mut tallest: f32 = 0.0;
+            for &target in &self.targets[k..k + n] {
+                if target == Target::EditMenu {
+                    rects.push(egui::Rect::from_min_size(egui::pos2(width - 120.0, -40.0), egui::vec2(120.0, 32.0)));
+                    continue;
+                }
+                let at = self.target_size(target, size);
+                rects.push(egui::Rect::from_min_size(egui::pos2(x, y), egui::vec2(at[0], at[1])));
+                x += at[0] + TARGET_GAP;
+                tallest = tallest.max(at[1]);
+            }
+            k += n;
+            if tallest > 0.0 {
+                y += tallest + TARGET_GAP;
+            }
+        }
+        rects
+    }
+
     /// How many of the open menu's items a page holds on a panel of `width`
-    /// × `height` points (`wide`: docked at the top or the bottom). Nothing
-    /// of what is shown changes (the page, the words, the targets).
+    /// × `height` points (`wide`: docked at the top or the bottom), its
+    /// title line included. Nothing of what is shown changes (the page, the
+    /// words, the targets).
     pub fn items_per_page(&mut self, width: f32, height: f32, wide: bool) -> usize {
-        let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.words_row, self.targets.clone(), self.rows.clone());
+        let height = height - HEADING;
+        let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.words_row, self.word_rows, self.targets.clone(), self.rows.clone(), self.keys);
         self.wide = wide;
         let _ = self.plan(width, height);
         let n = self.per_page;
-        (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.words_row, self.targets, self.rows) = saved;
+        (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.words_row, self.word_rows, self.targets, self.rows, self.keys) = saved;
         n
     }
 
@@ -411,22 +547,34 @@ impl MenuPanel {
         // where the menu does not fit on one page), the same on every page.
         let nav_cols = fit_width.max(cols).max(1);
         let base = if self.entry.is_some() { usize::from(self.nav.current_name() != "keyboard") + 2 } else { 2 * usize::from(depth > 1) + 1 };
-        let row_h = TARGET_SIZE[1] + TARGET_GAP;
-        let rows_with = |nav: usize| ((height / row_h).floor() as usize).saturating_sub(nav.div_ceil(nav_cols));
         // Keyboard menus: the words that complete the one being typed, in a
         // row of their own, kept even when empty so the keys never move, but
         // only where a row of keys fits besides: the navigation row must
         // never be pushed off the window.
         let typing = self.nav.current_name().starts_with("keyboard") && self.entry.is_none();
+        self.keys = None;
+        if typing && let Some(rows) = self.key_layout(menu, width, height, depth) {
+            return rows;
+        }
+        // A panel too low for a row of targets and the navigation row (a
+        // bottom dock on a small screen): lower targets, never one cut off
+        // at the window's edge.
+        let least_rows = 1 + (base + 2).div_ceil(nav_cols);
+        let fits = ((height / (TARGET_SIZE[1] + TARGET_GAP)).floor() as usize) >= least_rows;
+        let target_h = if fits { TARGET_SIZE[1] } else { ((height - least_rows as f32 * TARGET_GAP) / least_rows as f32).clamp(MIN_KEY[1] * 0.75, TARGET_SIZE[1]) };
+        if !fits {
+            let size = [TARGET_SIZE[0], target_h];
+            self.keys = Some(KeySizes { key: size, word: size, nav: size });
+            self.key_units.clear();
+        }
+        let row_h = target_h + TARGET_GAP;
+        let rows_with = |nav: usize| ((height / row_h).floor() as usize).saturating_sub(nav.div_ceil(nav_cols));
         let words_with = |rows: usize| typing && self.predictor.is_some() && rows >= 2;
         let one_page = rows_with(base).saturating_sub(usize::from(words_with(rows_with(base)))).max(1) * cols >= menu.items.len();
         let rows_left = rows_with(if one_page { base } else { base + 2 });
         self.words_row = words_with(rows_left);
-        let word = if self.words_row { crate::predict::current_word(&self.echo).to_string() } else { String::new() };
-        if word != self.words_for {
-            self.words = self.predictor.as_ref().map(|p| p.suggest(&word, MAX_WORDS.min(cols))).unwrap_or_default();
-            self.words_for = word;
-        }
+        self.word_rows = (usize::from(self.words_row), MAX_WORDS.min(cols));
+        self.refresh_words(if self.words_row { MAX_WORDS.min(cols) } else { 0 });
         let fit = rows_left.saturating_sub(usize::from(self.words_row)).max(1);
         let per_page = fit * cols;
         self.per_page = per_page;
@@ -467,11 +615,91 @@ impl MenuPanel {
         rows
     }
 
+    /// A keyboard menu with every key on one page, when keys of at least
+    /// `MIN_KEY` fit: the words' row (kept, empty, before the first letter),
+    /// the keys, and the navigation row in one row. Nothing moves while the
+    /// user types, and no key is a page away (`None`: they do not fit; the
+    /// usual paged layout then).
+    fn key_layout(&mut self, menu: &Menu, width: f32, height: f32, depth: usize) -> Option<Vec<usize>> {
+        let mut nav = Vec::new();
+        if depth > 1 {
+            nav.extend([Target::Back, Target::Home]);
+        }
+        nav.push(Target::Close);
+        let fit = ((width + TARGET_GAP) / (WORD_W + TARGET_GAP)).floor() as usize;
+        let options: &[(usize, usize)] = match (self.predictor.is_some(), fit >= KEYBOARD_WORDS) {
+            (false, _) => &[(0, 1)],
+            (true, true) => &[(1, KEYBOARD_WORDS)],
+            (true, false) => &[(2, KEYBOARD_WORDS / 2), (1, fit.clamp(KEYBOARD_WORDS / 2, KEYBOARD_WORDS))],
+        };
+        let units: Vec<usize> = menu.items.iter().map(|it| key_units(&it.label)).collect();
+        let ((cols, key), (word_rows, per_row)) = options.iter().find_map(|&(rows, per_row)| key_grid(&units, width, height, 1 + rows).map(|g| (g, (rows, per_row))))?;
+        let word_w = ((width - (per_row as f32 - 1.0) * TARGET_GAP) / per_row as f32).min(2.0 * MAX_KEY[0]);
+        let nav_w = ((width - (nav.len() as f32 - 1.0) * TARGET_GAP) / nav.len() as f32).min(TARGET_SIZE[0].max(key[0]));
+        self.keys = Some(KeySizes { key, word: [word_w, key[1]], nav: [nav_w, key[1]] });
+        self.words_row = word_rows > 0;
+        self.word_rows = (word_rows, per_row);
+        self.refresh_words(if self.words_row { word_rows * per_row } else { 0 });
+        self.per_page = menu.items.len();
+        self.pages = 1;
+        self.page = 0;
+        self.targets = (0..self.words.len()).map(Target::Word).collect();
+        self.targets.extend((0..menu.items.len()).map(Target::Item));
+        let mut rows = Scanner::rows_of(self.words.len(), per_row);
+        rows.extend(pack(&units, cols));
+        self.key_units = units;
+        rows.extend(Scanner::rows_of(nav.len(), nav.len()));
+        self.targets.extend(nav);
+        Some(rows)
+    }
+
+    /// The `n` words offered for what is typed now: those that complete the
+    /// word being typed, or, before its first letter, the likeliest next
+    /// words (so that a whole word can cost one selection).
+    fn refresh_words(&mut self, n: usize) {
+        let (word, previous) = (crate::predict::current_word(&self.echo), crate::predict::previous_word(&self.echo));
+        let key = format!("{previous}\t{word}\t{n}");
+        if key == self.words_for {
+            return;
+        }
+        self.words = match self.predictor.as_ref() {
+            Some(p) if n > 0 => {
+                if word.is_empty() {
+                    p.suggest_next(previous, n)
+                } else {
+                    p.suggest(word, n)
+                }
+            }
+            _ => Vec::new(),
+        };
+        self.words_for = key;
+    }
+
+    /// A target's size: the layout's, or a keyboard's own for its keys,
+    /// words and navigation row.
+    fn target_size(&self, target: Target, size: [f32; 2]) -> [f32; 2] {
+        match (self.keys, target) {
+            (None, _) => size,
+            (Some(k), Target::Item(i)) => {
+                let u = self.key_units.get(i).copied().unwrap_or(1) as f32;
+                [u * k.key[0] + (u - 1.0) * TARGET_GAP, k.key[1]]
+            }
+            (Some(k), Target::Word(_)) => k.word,
+            (Some(k), _) => k.nav,
+        }
+    }
+
     /// The targets of what is shown (the menu, the editor, or the keyboard
     /// writing into the editor), their rows and their size; "Edit menu"
     /// (on the title line) is scanned last, in a row of its own.
     fn full_layout(&mut self, menu: &Menu, width: f32, height: f32) -> (Vec<usize>, [f32; 2]) {
-        let (mut rows, size) = if self.editing && self.entry.is_none() { self.edit_layout(menu, width, height) } else { (self.layout(menu, width, height), TARGET_SIZE) };
+        let (mut rows, size) = if self.editing && self.entry.is_none() {
+            self.keys = None;
+            self.edit_layout(menu, width, height)
+        } else {
+            let rows = self.layout(menu, width, height);
+            (rows, self.keys.map_or(TARGET_SIZE, |k| k.key))
+        };
         if self.entry.is_none() {
             self.targets.push(Target::EditMenu);
             rows.push(1);
@@ -534,14 +762,18 @@ impl MenuPanel {
             self.scanner.tick(t_ms, &rows);
         }
         let lit = if self.scanning { self.scanner.lit() } else { 0..0 };
-        if self.words.is_empty() && self.words_row {
-            // The predictions' row, empty for now: the keys stay where they are.
-            ui.add_space(TARGET_SIZE[1] + TARGET_GAP);
-        }
+        // The words' rows are kept when fewer words (or none) are offered:
+        // the keys stay where they are.
+        let missing = self.word_rows.0.saturating_sub(self.words.len().div_ceil(self.word_rows.1.max(1)));
+        let mut kept = missing == 0;
         let targets = self.targets.clone();
         let name = self.nav.current_name().to_string();
         let mut k = 0;
         for n in &rows {
+            if !kept && k >= self.words.len() {
+                ui.add_space(missing as f32 * (self.keys.map_or(TARGET_SIZE[1], |k| k.key[1]) + TARGET_GAP));
+                kept = true;
+            }
             ui.horizontal(|ui| {
                 ui.spacing_mut().item_spacing.x = TARGET_GAP;
                 for target in &targets[k..k + n] {
@@ -554,10 +786,18 @@ impl MenuPanel {
                     // row filling as a word is typed changes no key, and a
                     // key that fired stays spent under the resting pointer.
                     ui.scope_builder(egui::UiBuilder::new().scope_id(egui::Id::unique(("menu-target", name.as_str(), *target))), |ui| {
-                        let text = RichText::new(self.target_label(*target, &menu)).size(if editor { 18.0 } else { 22.0 });
+                        let at = self.target_size(*target, size);
+                        // A keyboard's small keys: a font that fits them, and
+                        // a label too long for one line cut short, never
+                        // wrapped (wrapped, it grew the key past its row).
+                        let (font, wrap) = match self.keys {
+                            Some(_) => ((at[1] * 0.45).clamp(14.0, 22.0), egui::TextWrapMode::Truncate),
+                            None => (if editor { 18.0 } else { 22.0 }, egui::TextWrapMode::Wrap),
+                        };
+                        let text = RichText::new(self.target_label(*target, &menu)).size(font);
                         let b = super::style::target_button(ui, text, lit.contains(&(k - 1)));
-                        // Every target the same size, a long label wrapped inside it: the grid is what the layout planned.
-                        let resp = ui.add_sized(egui::vec2(size[0], size[1]), b.wrap_mode(egui::TextWrapMode::Wrap));
+                        // Every target the size the layout planned, a long label inside it.
+                        let resp = ui.add_sized(egui::vec2(at[0], at[1]), b.wrap_mode(wrap));
                         // A click or a dwell: once, until the pointer leaves.
                         if self.act.target(ui, &resp, self.dwell_ms) {
                             chosen = Some(*target);
@@ -579,4 +819,37 @@ impl MenuPanel {
         outcome
     }
 
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_packed_in_order_and_a_wide_key_starts_a_row_it_does_not_fit() {
+        assert_eq!(pack(&[2, 2, 1, 1, 1], 4), vec![2, 3]);
+        assert_eq!(pack(&[1, 1, 1, 2], 4), vec![3, 1]);
+        assert_eq!(pack(&[3], 2), Vec::<usize>::new(), "wider than a row");
+        assert_eq!((key_units("e"), key_units("Space"), key_units("Punctuation and arrows")), (1, 2, 3));
+    }
+
+    /// The grid holds every key with the largest keys that fit, and none
+    /// when keys would be smaller than `MIN_KEY`.
+    #[test]
+    fn the_key_grid_gives_the_largest_keys_that_hold_every_key() {
+        let units = [1; 30];
+        let (cols, key) = key_grid(&units, 1280.0, 264.0, 2).expect("a wide, low panel holds 30 keys");
+        assert!(key[0] >= MIN_KEY[0] && key[1] >= MIN_KEY[1], "{key:?}");
+        let rows = pack(&units, cols).len() + 2;
+        assert!(rows as f32 * (key[1] + TARGET_GAP) <= 264.0 + 0.01 && cols as f32 * (key[0] + TARGET_GAP) <= 1280.0 + TARGET_GAP + 0.01, "{cols} {key:?}");
+        // No other column count gives a larger smaller side.
+        for c in 1..=30 {
+            let r = pack(&units, c).len() + 2;
+            let (w, h) = ((1280.0 - (c as f32 - 1.0) * TARGET_GAP) / c as f32, (264.0 - r as f32 * TARGET_GAP) / r as f32);
+            if w >= MIN_KEY[0] && h >= MIN_KEY[1] {
+                assert!(w.min(MAX_KEY[0]).min(h.min(MAX_KEY[1])) <= key[0].min(key[1]) + 0.5, "{c} columns give {w}x{h}, more than {key:?}");
+            }
+        }
+        assert!(key_grid(&units, 300.0, 200.0, 2).is_none(), "too small: the paged layout");
+    }
 }

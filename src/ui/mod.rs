@@ -1690,9 +1690,77 @@ mod tests {
         assert!(state_text(&s).0.starts_with("Searching"));
     }
 
+    /// The keyboard where it opens, for each dock a profile may choose, on
+    /// 1920x1080 and 1280x720 screens at the default zoom of 1.5: every
+    /// target lies inside the menu's window, on every page, and every key is
+    /// on one of them. On 1920x1080 every letter, Space, Delete, the keys to
+    /// capitals, numbers and signs, and the predicted words are on one page.
+    /// (1280x720 is 853x480 points: no dock holds keys of 44x34 points for
+    /// all of them, and the keyboard pages there.)
+    #[test]
+    fn every_key_is_inside_the_window_at_every_dock() {
+        use crate::settings::Dock;
+        use egui_kittest::kittest::Queryable;
+        let menus = crate::menus::load_dir(&crate::data_dir().join("menus")).expect("menus");
+        let tmp = tempfile::tempdir().expect("tempdir");
+        for px in [[1920.0, 1080.0], [1280.0, 720.0]] {
+            let screen = [px[0] / 1.5, px[1] / 1.5];
+            for dock in [Dock::Top, Dock::Bottom, Dock::Left, Dock::Right] {
+                let mut panel = MenuPanel::new(Navigator::new(menus.clone()), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
+                assert!(panel.nav.open("keyboard"));
+                let at = typing_dock(dock, "keyboard", screen, |w, h, wide| panel.items_per_page(w, h, wide));
+                let size = at.place(screen).1;
+                panel.wide = matches!(at, Dock::Top | Dock::Bottom);
+                let what = format!("{px:?} docked {dock:?}, shown {at:?} in {size:?}");
+                let inner = egui::vec2(size[0], size[1] - MENU_TITLE_ROW);
+                let mut h = egui_kittest::Harness::builder().with_size(inner).build_ui_state(
+                    |ui, p: &mut MenuPanel| {
+                        let _ = p.show(ui, 0.0);
+                    },
+                    panel,
+                );
+                h.run_steps(2);
+                let window = egui::Rect::from_min_size(egui::Pos2::ZERO, inner);
+                let items: Vec<String> = h.state().nav.current().items.iter().map(|it| it.label.clone()).collect();
+                let mut seen = std::collections::HashSet::new();
+                let pages = h.state().page().1;
+                if px[0] > 1900.0 {
+                    assert_eq!(pages, 1, "{what}: every key on one page");
+                    assert!(h.state().predictions().len() >= 3, "{what}: the words' row");
+                }
+                for page in 0..pages {
+                    assert_eq!(h.state().page().0, page);
+                    for t in h.state().targets().to_vec() {
+                        if let menu_panel::Target::Item(i) = t {
+                            let r = h.get_by_label(&items[i]).rect();
+                            assert!(window.contains_rect(r), "{what}, page {page}: {} at {r:?} is outside the window", items[i]);
+                            assert!(r.height() >= 34.0 && r.width() >= 44.0, "{what}: {} is {r:?}", items[i]);
+                            seen.insert(i);
+                        }
+                    }
+                    for label in ["Back", "Home", "Close menu"] {
+                        let r = h.get_by_label(label).rect();
+                        assert!(window.contains_rect(r), "{what}, page {page}: {label} at {r:?} is outside the window");
+                    }
+                    if pages > 1 {
+                        // Away and back: a target fires once until the pointer leaves it.
+                        h.hover_at(egui::pos2(1.0, 1.0));
+                        h.run_steps(1);
+                        h.get_by_label("More").click();
+                        h.run_steps(2);
+                    }
+                }
+                assert_eq!(seen.len(), items.len(), "{what}: every key on some page");
+            }
+        }
+    }
+
     /// The keyboard from a bottom dock goes to the side where a page there
-    /// holds more keys: on 1920x1080 at zoom 1.5 (1280x720 points) it does,
-    /// on 1280x800 (853x533 points) it does not; other menus stay.
+    /// holds more keys. On 1920x1080 at zoom 1.5 (1280x720 points) the
+    /// bottom dock holds every key and the keyboard stays; on 1600x900
+    /// (1067x600 points) and 1280x800 (853x533) only the side does, and it
+    /// goes there; on 1280x720 (853x480) neither does, and the bottom's
+    /// pages hold more. Other menus stay.
     #[test]
     fn the_keyboard_docks_at_the_side_where_a_page_there_holds_more_keys() {
         use crate::settings::Dock;
@@ -1700,11 +1768,17 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let mut panel = MenuPanel::new(Navigator::new(menus), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
         assert!(panel.nav.open("keyboard"));
+        let keys = panel.nav.current().items.len();
         let mut per_page = |w: f32, h: f32, wide: bool| panel.items_per_page(w, h, wide);
-        assert_eq!(typing_dock(Dock::Bottom, "keyboard", [1280.0, 720.0], &mut per_page), Dock::Right);
-        assert_eq!(typing_dock(Dock::Bottom, "keyboard", [853.0, 533.0], &mut per_page), Dock::Bottom);
-        assert_eq!(typing_dock(Dock::Bottom, "main", [1280.0, 720.0], &mut per_page), Dock::Bottom);
-        assert_eq!(typing_dock(Dock::Left, "keyboard", [1280.0, 720.0], &mut per_page), Dock::Left);
+        let place = |dock: Dock, screen: [f32; 2]| dock.place(screen).1;
+        for (screen, dock) in [([1280.0, 720.0], Dock::Bottom), ([1067.0, 600.0], Dock::Right), ([853.0, 533.0], Dock::Right), ([853.0, 480.0], Dock::Bottom)] {
+            let (low, side) = (place(Dock::Bottom, screen), place(Dock::Right, screen));
+            let counts = (per_page(low[0], low[1] - MENU_TITLE_ROW, true), per_page(side[0], side[1] - MENU_TITLE_ROW, false));
+            assert_eq!(typing_dock(Dock::Bottom, "keyboard", screen, &mut per_page), dock, "{screen:?}: bottom and side hold {counts:?} of {keys}");
+        }
+        assert_eq!(per_page(1280.0, 720.0 * 0.45 - MENU_TITLE_ROW, true), keys, "every key at the bottom of 1920x1080");
+        assert_eq!(typing_dock(Dock::Bottom, "main", [1067.0, 600.0], &mut per_page), Dock::Bottom);
+        assert_eq!(typing_dock(Dock::Left, "keyboard", [1067.0, 600.0], &mut per_page), Dock::Left);
         // Measuring changes nothing of what is shown.
         assert_eq!(panel.page(), (0, panel.page().1));
     }
