@@ -116,6 +116,9 @@ enum Command {
         /// The profile whose dwell time and scan step the time model uses.
         #[arg(long, default_value = "default")]
         profile: String,
+        /// The keyboard menu to measure ("keyboard-qwerty" for QWERTY).
+        #[arg(long, default_value = "keyboard")]
+        keyboard: String,
     },
     /// Train the head-pose model (SMA) on generated data and write models/sma-head-pose.json.
     TrainPose {
@@ -297,7 +300,7 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::EvalKeyboard { phrases, phrase, json, profile }) => {
+        Some(Command::EvalKeyboard { phrases, phrase, json, profile, keyboard }) => {
             use facemouse::lab::keyboard_eval;
             let menus = facemouse::data_dir().join("menus");
             let set = keyboard_eval::load_phrases(&phrases)?;
@@ -313,7 +316,7 @@ fn run() -> Result<()> {
                 .collect();
             let settings = settings_for(&profile)?;
             let timing = keyboard_eval::Timing { dwell_s: settings.pointer.dwell_ms / 1000.0, scan_step_s: settings.ui.scan_step_ms / 1000.0 };
-            let report = keyboard_eval::report(&set, &menus, &throughputs, timing)?;
+            let report = keyboard_eval::report(&set, &menus, &keyboard, &throughputs, timing)?;
             if json {
                 say!("{}", serde_json::to_string(&report)?)?;
                 return Ok(());
@@ -322,7 +325,7 @@ fn run() -> Result<()> {
             if let Some(p) = phrase {
                 for (name, size) in keyboard_eval::PANELS {
                     for predict in [false, true] {
-                        let c = keyboard_eval::measure(std::slice::from_ref(&p), &menus, size, predict)?;
+                        let c = keyboard_eval::measure_keyboard(std::slice::from_ref(&p), &menus, &keyboard, size, predict)?;
                         say!("{p:?}, {name}, prediction {}: {} selections ({} switch presses), {} scan steps", if predict { "on" } else { "off" }, c.selections, 2 * c.selections, c.scan_steps)?;
                     }
                 }

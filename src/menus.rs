@@ -58,6 +58,10 @@ pub struct ItemFile {
     /// Say this aloud (a saved phrase).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub say: Option<String>,
+    /// A keyboard menu's key that starts a new row of keys (the rows of a
+    /// QWERTY keyboard).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub new_row: bool,
 }
 
 /// A menu file.
@@ -99,6 +103,8 @@ pub enum MenuAction {
 pub struct Item {
     pub label: String,
     pub action: MenuAction,
+    /// On a keyboard menu: this key starts a new row.
+    pub new_row: bool,
 }
 
 /// A validated menu.
@@ -189,7 +195,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Menu, MenuError> {
             return Err(invalid(format!("item {} has no label", i + 1)));
         }
         let action = it.validate().map_err(|m| invalid(format!("item {} ({:?}) {m}", i + 1, it.label)))?;
-        items.push(Item { label: it.label.clone(), action });
+        items.push(Item { label: it.label.clone(), action, new_row: it.new_row });
     }
     Ok(Menu { title: file.title, items })
 }
@@ -373,7 +379,7 @@ impl Menu {
                 .items
                 .iter()
                 .map(|i| {
-                    let mut f = ItemFile { label: i.label.clone(), ..ItemFile::default() };
+                    let mut f = ItemFile { label: i.label.clone(), new_row: i.new_row, ..ItemFile::default() };
                     i.action.write(&mut f);
                     f
                 })
@@ -417,12 +423,33 @@ pub enum Outcome {
 pub struct Navigator {
     menus: BTreeMap<String, Menu>,
     stack: Vec<String>,
+    /// Menus opened in another's place (the QWERTY keyboard for the keyboard).
+    aliases: BTreeMap<String, String>,
 }
 
 impl Navigator {
     #[must_use]
     pub fn new(menus: BTreeMap<String, Menu>) -> Self {
-        Self { menus, stack: vec![HOME.to_string()] }
+        Self { menus, stack: vec![HOME.to_string()], aliases: BTreeMap::new() }
+    }
+
+    /// Opens menu `to` wherever menu `from` would open, when `to` exists
+    /// (`None`: `from` itself again).
+    pub fn set_alias(&mut self, from: &str, to: Option<&str>) {
+        match to.filter(|t| self.menus.contains_key(*t)) {
+            Some(t) => {
+                self.aliases.insert(from.to_string(), t.to_string());
+            }
+            None => {
+                self.aliases.remove(from);
+            }
+        }
+    }
+
+    /// The menu that opens for `name`.
+    #[must_use]
+    pub fn resolve<'a>(&'a self, name: &'a str) -> &'a str {
+        self.aliases.get(name).map_or(name, String::as_str)
     }
 
     /// The open menu.
@@ -452,6 +479,8 @@ impl Navigator {
     /// Opens the menu `name` above the open one, as a submenu item would
     /// (Back returns); whether it exists.
     pub fn push(&mut self, name: &str) -> bool {
+        let name = self.resolve(name).to_string();
+        let name = name.as_str();
         let there = self.menus.contains_key(name);
         if there {
             self.stack.push(name.to_string());
@@ -482,6 +511,7 @@ impl Navigator {
         let action = self.current().items.get(i)?.action.clone();
         Some(match action {
             MenuAction::Submenu(s) => {
+                let s = self.resolve(&s).to_string();
                 self.stack.push(s);
                 Outcome::Moved
             }
@@ -510,6 +540,8 @@ impl Navigator {
     /// Opens the menu `name` from home (as if reached by its submenu item);
     /// whether it exists.
     pub fn open(&mut self, name: &str) -> bool {
+        let name = self.resolve(name).to_string();
+        let name = name.as_str();
         if !self.menus.contains_key(name) {
             return false;
         }
@@ -707,6 +739,36 @@ mod tests {
         assert_eq!(n.select(settings), Some(Outcome::Settings));
         let e = parse(Path::new("menus/x.toml"), "title = \"x\"\n[[items]]\nlabel = \"A\"\naction = \"next_screen\"\n").expect_err("unknown").to_string();
         assert!(e.contains("next_monitor"), "the message lists the actions: {e}");
+    }
+
+    /// The QWERTY keyboard opens wherever the keyboard would (home's item,
+    /// `open`, `push`); its rows start where the file says, and that is
+    /// kept when the menu is saved.
+    #[test]
+    fn a_keyboard_alias_opens_the_qwerty_keyboard_everywhere() {
+        let mut n = Navigator::new(shipped());
+        n.set_alias("keyboard", Some("keyboard-qwerty"));
+        let kb = n.current().items.iter().position(|i| i.action == MenuAction::Submenu("keyboard".into())).expect("home's Keyboard item");
+        assert_eq!(n.select(kb), Some(Outcome::Moved));
+        assert_eq!(n.current_name(), "keyboard-qwerty");
+        let letters: String = n.current().items.iter().filter(|i| i.label.len() == 1 && i.label != "," && i.label != ".").map(|i| i.label.as_str()).collect();
+        assert!(letters.starts_with("qwertyuiopasdfghjklzxcvbnm"), "{letters}");
+        let starts: Vec<&str> = n.current().items.iter().filter(|i| i.new_row).map(|i| i.label.as_str()).collect();
+        assert_eq!(starts, vec!["a", "z", "Space", "Speak"]);
+        assert!(n.open("keyboard") && n.current_name() == "keyboard-qwerty");
+        n.home();
+        assert!(n.push("keyboard") && n.current_name() == "keyboard-qwerty");
+        // No such menu: the keyboard itself.
+        n.set_alias("keyboard", Some("no-such-menu"));
+        assert!(n.open("keyboard") && n.current_name() == "keyboard");
+        n.set_alias("keyboard", Some("keyboard-qwerty"));
+        n.set_alias("keyboard", None);
+        assert!(n.open("keyboard") && n.current_name() == "keyboard");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("keyboard-qwerty.toml");
+        shipped()["keyboard-qwerty"].save(&path).expect("save");
+        let again = parse(&path, &std::fs::read_to_string(&path).expect("read")).expect("parse");
+        assert_eq!(again, shipped()["keyboard-qwerty"], "new_row is kept");
     }
 
     #[test]

@@ -576,3 +576,37 @@ fn a_long_echo_line_never_takes_keys_from_the_page() {
     assert_eq!(h.get_by_label("Edit menu").rect(), edit, "Edit menu stays where it was");
     assert!(h.query_by_label_contains("ee ee _").is_some(), "the echo line shows the end of the text");
 }
+
+/// The QWERTY keyboard (the profile's Settings, "Keyboard") lays its
+/// letters out in QWERTY's rows, whatever the panel's width: q to p, then a
+/// to l starting under q, then z to m under a; every key on one page. (Its
+/// four rows of keys do not fit a bottom dock: it opens at the side.)
+#[test]
+fn the_qwerty_keyboard_keeps_its_rows_on_one_page() {
+    let dir = user_menus();
+    for size in [egui::vec2(576.0, 660.0), egui::vec2(900.0, 600.0)] {
+        let menus = menus::load_dir(&facemouse::data_dir().join("menus")).expect("menus");
+        let mut nav = Navigator::new(menus);
+        nav.set_alias("keyboard", Some("keyboard-qwerty"));
+        let panel = MenuPanel::new(nav, dir.path().to_path_buf(), 3, false, 1000.0, 60_000.0);
+        let mut h = panel_harness(panel, size);
+        h.run_steps(1);
+        assert!(h.state_mut().panel.nav.open("keyboard"));
+        h.run_steps(2);
+        assert_eq!(h.state().panel.nav.current_name(), "keyboard-qwerty");
+        assert_eq!(h.state().panel.page().1, 1, "{size:?}: one page");
+        let at = |h: &Harness<'static, State>, l: &str| h.get_by_label(l).rect();
+        for row in ["qwertyuiop", "asdfghjkl", "zxcvbnm"] {
+            let y = at(&h, &row[..1]).center().y;
+            let mut x = f32::MIN;
+            for c in row.chars() {
+                let r = at(&h, &c.to_string());
+                assert!((r.center().y - y).abs() < 1.0 && r.center().x > x, "{size:?}: {c} is not in its row: {r:?}");
+                x = r.center().x;
+            }
+        }
+        let (q, a, z) = (at(&h, "q"), at(&h, "a"), at(&h, "z"));
+        assert!(a.top() > q.bottom() && z.top() > a.bottom(), "{size:?}: rows in order");
+        assert!((a.left() - q.left()).abs() < 1.0 && (z.left() - a.left()).abs() < 1.0, "{size:?}: each row starts at the left");
+    }
+}

@@ -116,6 +116,14 @@ pub type PanelSize = (f32, f32, usize, bool);
 /// # Errors
 /// The menus do not load, or a character has no key.
 pub fn measure(phrases: &[String], menus_dir: &Path, size: PanelSize, predict: bool) -> Result<TypingCost, KeyboardEvalError> {
+    measure_keyboard(phrases, menus_dir, "keyboard", size, predict)
+}
+
+/// [`measure`] with the keyboard menu `keyboard` (e.g. "keyboard-qwerty").
+///
+/// # Errors
+/// See [`measure`]; a keyboard menu that does not exist has no keys.
+pub fn measure_keyboard(phrases: &[String], menus_dir: &Path, keyboard: &str, size: PanelSize, predict: bool) -> Result<TypingCost, KeyboardEvalError> {
     let (width, height, columns, wide) = size;
     let menus = crate::menus::load_dir(menus_dir).map_err(|e| KeyboardEvalError::Menus(e.to_string()))?;
     let mut cost = TypingCost { phrases: phrases.len(), ..TypingCost::default() };
@@ -128,7 +136,10 @@ pub fn measure(phrases: &[String], menus_dir: &Path, size: PanelSize, predict: b
         if !predict {
             panel.disable_prediction();
         }
-        panel.nav.open("keyboard");
+        panel.nav.set_alias("keyboard", Some(keyboard).filter(|k| *k != "keyboard"));
+        if !panel.nav.open("keyboard") || panel.nav.current_name() != keyboard {
+            return Err(KeyboardEvalError::Menus(format!("no keyboard menu {keyboard:?}")));
+        }
         let chars: Vec<char> = phrase.chars().collect();
         cost.chars += chars.len();
         let mut i = 0;
@@ -234,11 +245,11 @@ pub struct Report {
 ///
 /// # Errors
 /// See [`measure`].
-pub fn report(phrases: &[String], menus_dir: &Path, throughputs: &[Throughput], timing: Timing) -> Result<Report, KeyboardEvalError> {
+pub fn report(phrases: &[String], menus_dir: &Path, keyboard: &str, throughputs: &[Throughput], timing: Timing) -> Result<Report, KeyboardEvalError> {
     let mut rows = Vec::new();
     for (name, size) in PANELS {
-        let plain = measure(phrases, menus_dir, size, false)?;
-        let predicted = measure(phrases, menus_dir, size, true)?;
+        let plain = measure_keyboard(phrases, menus_dir, keyboard, size, false)?;
+        let predicted = measure_keyboard(phrases, menus_dir, keyboard, size, true)?;
         for (prediction, c) in [(false, plain), (true, predicted)] {
             rows.push(Row {
                 panel: name.to_string(),

@@ -32,6 +32,40 @@ pub struct UiSettings {
     /// The program that speaks the typed text (the keyboard's Speak, the
     /// Phrases menu): empty, the first of espeak-ng, spd-say and espeak found.
     pub speech: String,
+    /// The keyboard's order of letters.
+    pub keyboard: KeyboardLayout,
+}
+
+/// The order of the keyboard's letters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyboardLayout {
+    /// The most frequent letters first (e t a o i n …): fewest steps for
+    /// scanning, and the common keys together.
+    #[default]
+    Frequency,
+    /// QWERTY rows, for people who know them.
+    Qwerty,
+}
+
+impl KeyboardLayout {
+    /// The menu the keyboard opens as ("keyboard" itself: `None`).
+    #[must_use]
+    pub fn menu(self) -> Option<&'static str> {
+        match self {
+            Self::Frequency => None,
+            Self::Qwerty => Some("keyboard-qwerty"),
+        }
+    }
+
+    /// Its name in words.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Frequency => "letters by frequency",
+            Self::Qwerty => "QWERTY",
+        }
+    }
 }
 
 /// A screen edge for the menu window.
@@ -86,7 +120,7 @@ impl Dock {
 
 impl Default for UiSettings {
     fn default() -> Self {
-        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false, login_grace_s: 10.0, menu_dock: Dock::Bottom, click_toolbar: false, speech: String::new() }
+        Self { zoom: 1.5, high_contrast: false, scanning: false, scan_step_ms: 1200.0, menu_columns: 3, camera: String::new(), click_sound: false, login_grace_s: 10.0, menu_dock: Dock::Bottom, click_toolbar: false, speech: String::new(), keyboard: KeyboardLayout::Frequency }
     }
 }
 

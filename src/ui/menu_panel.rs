@@ -66,16 +66,17 @@ fn key_units(label: &str) -> usize {
 }
 
 /// How many keys each row holds when keys of `units` widths fill rows of
-/// `cols` widths in order (a key that does not fit a row's rest starts the
-/// next). Empty when a key is wider than a row.
-fn pack(units: &[usize], cols: usize) -> Vec<usize> {
+/// `cols` widths in order (a key that does not fit a row's rest, or that
+/// starts a row (`breaks`), starts the next). Empty when a key is wider
+/// than a row.
+fn pack(units: &[(usize, bool)], cols: usize) -> Vec<usize> {
     let mut rows = Vec::new();
     let (mut n, mut used) = (0, 0);
-    for &u in units {
+    for &(u, new_row) in units {
         if u > cols {
             return Vec::new();
         }
-        if used + u > cols {
+        if used + u > cols || (new_row && n > 0) {
             rows.push(n);
             (n, used) = (0, 0);
         }
@@ -94,9 +95,25 @@ fn pack(units: &[usize], cols: usize) -> Vec<usize> {
 /// largest keys (by their smaller side, which is what a pointer must hit),
 /// then the fewest columns (scanning goes along a row). `None` when no
 /// grid's keys reach `MIN_KEY`.
-fn key_grid(units: &[usize], width: f32, height: f32, other_rows: usize) -> Option<(usize, [f32; 2])> {
+fn key_grid(units: &[(usize, bool)], width: f32, height: f32, other_rows: usize) -> Option<(usize, [f32; 2])> {
     let mut best: Option<(usize, [f32; 2])> = None;
-    for cols in 1..=units.iter().sum::<usize>().max(1) {
+    // Rows the menu starts itself (QWERTY's) are never wrapped: at least
+    // as many columns as the widest of them.
+    let least = if units.iter().any(|u| u.1) {
+        let mut widest = 0;
+        let mut run = 0;
+        for &(u, new_row) in units {
+            if new_row {
+                run = 0;
+            }
+            run += u;
+            widest = widest.max(run);
+        }
+        widest
+    } else {
+        1
+    };
+    for cols in least..=units.iter().map(|u| u.0).sum::<usize>().max(1) {
         let packed = pack(units, cols);
         if packed.is_empty() {
             continue;
@@ -546,7 +563,7 @@ impl MenuPanel {
         // keeps room for as many as this menu has (Previous and More too
         // where the menu does not fit on one page), the same on every page.
         let nav_cols = fit_width.max(cols).max(1);
-        let base = if self.entry.is_some() { usize::from(self.nav.current_name() != "keyboard") + 2 } else { 2 * usize::from(depth > 1) + 1 };
+        let base = if self.entry.is_some() { usize::from(self.nav.current_name() != self.nav.resolve("keyboard")) + 2 } else { 2 * usize::from(depth > 1) + 1 };
         // Keyboard menus: the words that complete the one being typed, in a
         // row of their own, kept even when empty so the keys never move, but
         // only where a row of keys fits besides: the navigation row must
@@ -598,7 +615,7 @@ impl MenuPanel {
         if self.entry.is_some() {
             // Writing into the editor: Back only within the keyboard's own
             // menus; Save and Cancel end the writing.
-            if self.nav.current_name() != "keyboard" {
+            if self.nav.current_name() != self.nav.resolve("keyboard") {
                 nav.push(Target::Back);
             }
             nav.extend([Target::Save, Target::Cancel]);
@@ -632,7 +649,7 @@ impl MenuPanel {
             (true, true) => &[(1, KEYBOARD_WORDS)],
             (true, false) => &[(2, KEYBOARD_WORDS / 2), (1, fit.clamp(KEYBOARD_WORDS / 2, KEYBOARD_WORDS))],
         };
-        let units: Vec<usize> = menu.items.iter().map(|it| key_units(&it.label)).collect();
+        let units: Vec<(usize, bool)> = menu.items.iter().map(|it| (key_units(&it.label), it.new_row)).collect();
         let ((cols, key), (word_rows, per_row)) = options.iter().find_map(|&(rows, per_row)| key_grid(&units, width, height, 1 + rows).map(|g| (g, (rows, per_row))))?;
         let word_w = ((width - (per_row as f32 - 1.0) * TARGET_GAP) / per_row as f32).min(2.0 * MAX_KEY[0]);
         let nav_w = ((width - (nav.len() as f32 - 1.0) * TARGET_GAP) / nav.len() as f32).min(TARGET_SIZE[0].max(key[0]));
@@ -647,7 +664,7 @@ impl MenuPanel {
         self.targets.extend((0..menu.items.len()).map(Target::Item));
         let mut rows = Scanner::rows_of(self.words.len(), per_row);
         rows.extend(pack(&units, cols));
-        self.key_units = units;
+        self.key_units = units.iter().map(|u| u.0).collect();
         rows.extend(Scanner::rows_of(nav.len(), nav.len()));
         self.targets.extend(nav);
         Some(rows)
@@ -827,9 +844,11 @@ mod tests {
 
     #[test]
     fn keys_are_packed_in_order_and_a_wide_key_starts_a_row_it_does_not_fit() {
-        assert_eq!(pack(&[2, 2, 1, 1, 1], 4), vec![2, 3]);
-        assert_eq!(pack(&[1, 1, 1, 2], 4), vec![3, 1]);
-        assert_eq!(pack(&[3], 2), Vec::<usize>::new(), "wider than a row");
+        let plain = |u: &[usize]| u.iter().map(|u| (*u, false)).collect::<Vec<_>>();
+        assert_eq!(pack(&plain(&[2, 2, 1, 1, 1]), 4), vec![2, 3]);
+        assert_eq!(pack(&plain(&[1, 1, 1, 2]), 4), vec![3, 1]);
+        assert_eq!(pack(&plain(&[3]), 2), Vec::<usize>::new(), "wider than a row");
+        assert_eq!(pack(&[(1, false), (1, true), (1, false), (1, true)], 10), vec![1, 2, 1], "a key that starts a row");
         assert_eq!((key_units("e"), key_units("Space"), key_units("Punctuation and arrows")), (1, 2, 3));
     }
 
@@ -837,7 +856,7 @@ mod tests {
     /// when keys would be smaller than `MIN_KEY`.
     #[test]
     fn the_key_grid_gives_the_largest_keys_that_hold_every_key() {
-        let units = [1; 30];
+        let units = [(1, false); 30];
         let (cols, key) = key_grid(&units, 1280.0, 264.0, 2).expect("a wide, low panel holds 30 keys");
         assert!(key[0] >= MIN_KEY[0] && key[1] >= MIN_KEY[1], "{key:?}");
         let rows = pack(&units, cols).len() + 2;

@@ -208,6 +208,7 @@ impl FacemouseApp {
         let ui = profile.settings.ui.clone();
         let background = style::apply(ctx, &ui);
         let mut menu = MenuPanel::new(menus, profile.dir.join("menus"), ui.menu_columns, ui.scanning, ui.scan_step_ms, profile.settings.pointer.dwell_ms);
+        menu.nav.set_alias("keyboard", ui.keyboard.menu());
         menu.read_only = access.read_only();
         let wizard = calibrate.then(|| Wizard::new(profile.settings.clone()));
         let mut app = Self {
@@ -1120,6 +1121,7 @@ impl FacemouseApp {
         if now.ui != before.ui {
             self.background = style::apply(ctx, &now.ui);
             self.menu.scanner.step_ms = now.ui.scan_step_ms;
+            self.menu.nav.set_alias("keyboard", now.ui.keyboard.menu());
         }
         if (now.ui.zoom - before.ui.zoom).abs() > f32::EPSILON {
             // Everything moved: nothing now under the pointer fires by itself.
@@ -1317,6 +1319,7 @@ impl FacemouseApp {
                     self.notes.extend(menu_notes);
                     let ui = &p.settings.ui;
                     self.menu = MenuPanel::new(Navigator::new(m), dir, ui.menu_columns, ui.scanning, ui.scan_step_ms, p.settings.pointer.dwell_ms);
+                    self.menu.nav.set_alias("keyboard", ui.keyboard.menu());
                     self.menu.read_only = access.read_only();
                 }
                 self.status_message = format!("Profile {name}");

@@ -9,14 +9,15 @@
 //!
 //! The page's first page holds the toggles and pickers (high contrast, the
 //! click toolbar, the menu's edge, the click sound, start at login, the
-//! camera), one target each; the pages after it, these settings.
+//! camera), one target each; the pages after it, these settings (the
+//! keyboard's order of letters among them).
 //!
 //! This is the model: the settings' names, values in words, and steps.
 
-use crate::settings::{Action, Mapping, Settings};
+use crate::settings::{Action, KeyboardLayout, Mapping, Settings};
 
 /// The settings on the page, in order.
-pub const ROWS: [&str; 14] = [
+pub const ROWS: [&str; 15] = [
     "Dwell time",
     "Pointer speed",
     "Dead band",
@@ -24,6 +25,7 @@ pub const ROWS: [&str; 14] = [
     "Mapping",
     "Zoom",
     "Scan step",
+    "Keyboard",
     "Point scan sweep",
     "Switch key",
     "Switch press",
@@ -108,6 +110,7 @@ pub fn value(s: &Settings, row: usize) -> String {
         },
         "Zoom" => format!("{:.2}×", s.ui.zoom),
         "Scan step" => format!("{:.1} s", s.ui.scan_step_ms / 1000.0),
+        "Keyboard" => s.ui.keyboard.name().into(),
         "Point scan sweep" => format!("{:.0} s", s.switch.point_scan_sweep_ms / 1000.0),
         "Switch key" => if s.switch.external_key.trim().is_empty() { "none".into() } else { s.switch.external_key.trim().to_uppercase() },
         _ => {
@@ -168,6 +171,7 @@ pub fn step(s: &mut Settings, row: usize, more: bool) -> bool {
     match ROWS[row] {
         "Zoom" => s.ui.zoom = ((s.ui.zoom + if more { 0.25 } else { -0.25 }) * 4.0).round() / 4.0,
         "Scan step" => s.ui.scan_step_ms = round(s.ui.scan_step_ms + sign * 100.0, 100.0).clamp(400.0, 5000.0),
+        "Keyboard" => s.ui.keyboard = cycle(&[KeyboardLayout::Frequency, KeyboardLayout::Qwerty], &s.ui.keyboard, more),
         "Point scan sweep" => s.switch.point_scan_sweep_ms = round(s.switch.point_scan_sweep_ms + sign * 1000.0, 1000.0).clamp(2000.0, 30_000.0),
         "Switch key" => {
             let cur = s.switch.external_key.trim().to_lowercase();

@@ -232,15 +232,15 @@ impl MenuPanel {
                 true
             }
             EditTarget::AddItem => {
-                edited.items.push(Item { label: "New item".into(), action: crate::command::Chord::parse("enter").map_or(MenuAction::Back, MenuAction::Keys) });
+                edited.items.push(Item { label: "New item".into(), action: crate::command::Chord::parse("enter").map_or(MenuAction::Back, MenuAction::Keys), new_row: false });
                 true
             }
             EditTarget::AddSubmenu => {
                 let sub_name = (1..).map(|k| format!("menu-{k}")).find(|k| !self.nav.has(k)).unwrap_or_else(|| "menu-new".into());
-                let sub = Menu { title: "New menu".into(), items: vec![Item { label: "Back".into(), action: MenuAction::Back }] };
+                let sub = Menu { title: "New menu".into(), items: vec![Item { label: "Back".into(), action: MenuAction::Back, new_row: false }] };
                 self.save_menu(&sub_name, &sub);
                 self.nav.insert(&sub_name, sub);
-                edited.items.push(Item { label: "New menu".into(), action: MenuAction::Submenu(sub_name) });
+                edited.items.push(Item { label: "New menu".into(), action: MenuAction::Submenu(sub_name), new_row: false });
                 true
             }
             EditTarget::Previous => {
