@@ -177,9 +177,7 @@ impl FrameSource for CameraSource {
         let res = buf.resolution();
         let (w, h) = (i32::try_from(res.width()).unwrap_or(0), i32::try_from(res.height()).unwrap_or(0));
         let cv = |source: opencv::Error| CaptureError::OpenCv { what: self.entry.name.clone(), source };
-        frame.index = self.next_index;
-        frame.t_ms = self.start.elapsed().as_secs_f64() * 1000.0;
-        self.next_index += 1;
+        let t_ms = self.start.elapsed().as_secs_f64() * 1000.0;
         // The grey straight from the camera's bytes; the colour only when the preview asks.
         let format = raw_format(buf.source_frame_format());
         if super::raw::to_gray(format, buf.buffer(), w, h, &mut frame.gray).map_err(cv)? {
@@ -187,6 +185,8 @@ impl FrameSource for CameraSource {
                 frame.color = Mat::default();
             }
             frame.raw.set(format, buf.buffer(), w, h);
+            (frame.index, frame.t_ms) = (self.next_index, t_ms);
+            self.next_index += 1;
             return Ok(ReadOutcome::Frame);
         }
         frame.raw.clear();
@@ -201,6 +201,8 @@ impl FrameSource for CameraSource {
         }
         opencv::imgproc::cvt_color_def(&self.rgb, &mut frame.color, opencv::imgproc::COLOR_RGB2BGR).map_err(cv)?;
         frame.update_gray().map_err(cv)?;
+        (frame.index, frame.t_ms) = (self.next_index, t_ms);
+        self.next_index += 1;
         Ok(ReadOutcome::Frame)
     }
 

@@ -66,9 +66,9 @@ fn key_units(label: &str) -> usize {
 }
 
 /// How many keys each row holds when keys of `units` widths fill rows of
-/// `cols` widths in order (a key that does not fit a row's rest, or that
-/// starts a row (`breaks`), starts the next). Empty when a key is wider
-/// than a row.
+/// `cols` widths in order (a key that does not fit a row's rest, or one
+/// marked to start a row, starts the next). Empty when a key is wider than
+/// a row.
 fn pack(units: &[(usize, bool)], cols: usize) -> Vec<usize> {
     let mut rows = Vec::new();
     let (mut n, mut used) = (0, 0);

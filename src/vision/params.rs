@@ -21,12 +21,12 @@ pub const FACE_MIN_INPUT: i32 = 64;
 /// The detector's confidence below which a face is ignored.
 pub const FACE_MIN_SCORE: f64 = 0.6;
 /// Tracking starts from a detected face only at this score or more (a face
-/// whose eyes a patterned hand covers scored 0.65 to 0.75; a start on every
+/// whose eyes a patterned cover hides scored 0.61 to 0.91; a start on every
 /// development clip, 0.97 or more) ...
 pub const FACE_START_SCORE: f64 = 0.8;
 /// ... and where its eyes correlate with the generic eye this much, the mean
-/// of the two (a patterned cover: at most 0.35; the development clips: at
-/// least 0.505).
+/// of the two (a patterned cover the detector scored 0.8 or more: at most
+/// 0.35; the development clips: at least 0.505).
 pub const GENERIC_EYE_FLOOR: f64 = 0.42;
 /// The smallest eye distance (pixels) that is tracked.
 pub const MIN_IOD_PX: f64 = 12.0;
