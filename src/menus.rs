@@ -257,10 +257,39 @@ pub fn load_dir(dir: &Path) -> Result<BTreeMap<String, Menu>, MenuError> {
     Ok(menus)
 }
 
+/// Menus that no item opens but a setting does (`ui.keyboard`).
+pub const SETTING_MENUS: &[&str] = &["keyboard-qwerty"];
+
+/// Adds to `menus`, from `spare`, the menus `roots` and every submenu the
+/// menus then open, that `menus` lacks; returns their names.
+fn fill_from(menus: &mut BTreeMap<String, Menu>, spare: &mut BTreeMap<String, Menu>, roots: &[&str]) -> Vec<String> {
+    let mut used = Vec::new();
+    loop {
+        let wanted: Vec<String> = roots
+            .iter()
+            .map(|r| (*r).to_string())
+            .chain(menus.values().flat_map(|m| m.items.iter()).filter_map(|it| if let MenuAction::Submenu(s) = &it.action { Some(s.clone()) } else { None }))
+            .filter(|n| !menus.contains_key(n))
+            .collect();
+        let mut added = false;
+        for name in wanted {
+            if let Some(m) = spare.remove(&name) {
+                used.push(name.clone());
+                menus.insert(name, m);
+                added = true;
+            }
+        }
+        if !added {
+            return used;
+        }
+    }
+}
+
 /// The user's menus, file by file: a file that cannot be read or parsed is
 /// moved aside to `NAME.toml.bak` (never written over) and reported with
 /// its error; the others load. A menu that is then missing (the home menu,
-/// or a submenu an item opens) is taken from `shipped`, in memory only; an
+/// or a submenu an item opens, or a menu a setting opens: [`SETTING_MENUS`])
+/// is taken from `shipped`, in memory only; an
 /// item whose submenu exists nowhere is left out and reported. Returns the
 /// menus and what had to be done, in words.
 ///
@@ -306,24 +335,11 @@ pub fn load_user_dir(dir: &Path, shipped: &Path) -> Result<(BTreeMap<String, Men
         }
     }
     let mut spare = load_dir(shipped).unwrap_or_default();
-    let mut shipped_used = Vec::new();
-    loop {
-        let wanted: Vec<String> = std::iter::once(HOME.to_string())
-            .chain(menus.values().flat_map(|m| m.items.iter()).filter_map(|it| if let MenuAction::Submenu(s) = &it.action { Some(s.clone()) } else { None }))
-            .filter(|n| !menus.contains_key(n))
-            .collect();
-        let mut added = false;
-        for name in wanted {
-            if let Some(m) = spare.remove(&name) {
-                shipped_used.push(name.clone());
-                menus.insert(name, m);
-                added = true;
-            }
-        }
-        if !added {
-            break;
-        }
-    }
+    let mut shipped_used = fill_from(&mut menus, &mut spare, &[HOME]);
+    // Menus only a setting opens (the QWERTY keyboard): the shipped ones
+    // when the profile has none, without a note (profiles made before they
+    // shipped have none).
+    let _ = fill_from(&mut menus, &mut spare, SETTING_MENUS);
     // One note for them all (a profile without menus had one per menu).
     if !shipped_used.is_empty() {
         shipped_used.sort();
@@ -739,6 +755,22 @@ mod tests {
         assert_eq!(n.select(settings), Some(Outcome::Settings));
         let e = parse(Path::new("menus/x.toml"), "title = \"x\"\n[[items]]\nlabel = \"A\"\naction = \"next_screen\"\n").expect_err("unknown").to_string();
         assert!(e.contains("next_monitor"), "the message lists the actions: {e}");
+    }
+
+    /// A profile whose menus were made before the QWERTY keyboard shipped
+    /// (or that has none) still gets it, and its capitals, from the shipped
+    /// menus, without a note: a setting opens it, no item does.
+    #[test]
+    fn a_profile_without_the_qwerty_keyboard_gets_the_shipped_one_quietly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let shipped_dir = crate::data_dir().join("menus");
+        for name in ["main", "keyboard"] {
+            std::fs::copy(shipped_dir.join(format!("{name}.toml")), dir.path().join(format!("{name}.toml"))).expect("copy");
+        }
+        let (menus, notes) = load_user_dir(dir.path(), &shipped_dir).expect("load");
+        assert!(menus.contains_key("keyboard-qwerty") && menus.contains_key("keyboard-capitals-qwerty"), "{:?}", menus.keys());
+        assert!(notes.iter().all(|n| !n.contains("qwerty")), "{notes:?}");
+        assert!(notes.iter().any(|n| n.contains("keyboard-capitals")), "the missing submenus are noted as before: {notes:?}");
     }
 
     /// The QWERTY keyboard opens wherever the keyboard would (home's item,
