@@ -807,11 +807,19 @@ impl MenuPanel {
                         // A keyboard's small keys: a font that fits them, and
                         // a label too long for one line cut short, never
                         // wrapped (wrapped, it grew the key past its row).
+                        let label = self.target_label(*target, &menu);
                         let (font, wrap) = match self.keys {
-                            Some(_) => ((at[1] * 0.45).clamp(14.0, 22.0), egui::TextWrapMode::Truncate),
+                            Some(_) => {
+                                // Smaller type for a label wider than its key, down to 12 points.
+                                let font = (at[1] * 0.45).clamp(14.0, 22.0);
+                                let room = at[0] - 2.0 * ui.spacing().button_padding.x - 4.0;
+                                let wide = ui.fonts_mut(|f| f.layout_no_wrap(label.clone(), egui::FontId::proportional(font), egui::Color32::WHITE).size().x);
+                                let font = if wide > room { (font * room / wide).max(12.0) } else { font };
+                                (font, egui::TextWrapMode::Truncate)
+                            }
                             None => (if editor { 18.0 } else { 22.0 }, egui::TextWrapMode::Wrap),
                         };
-                        let text = RichText::new(self.target_label(*target, &menu)).size(font);
+                        let text = RichText::new(label).size(font);
                         let b = super::style::target_button(ui, text, lit.contains(&(k - 1)));
                         // Every target the size the layout planned, a long label inside it.
                         let resp = ui.add_sized(egui::vec2(at[0], at[1]), b.wrap_mode(wrap));
