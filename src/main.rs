@@ -144,6 +144,9 @@ enum Command {
         /// A person talking, nodding and turning (up to 30°), blinking, and never raising the brows on purpose.
         #[arg(long, conflicts_with = "demo")]
         talking: bool,
+        /// The person wears black-framed glasses.
+        #[arg(long)]
+        glasses: bool,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(long, default_value_t = 20.0)]
@@ -347,14 +350,15 @@ fn run() -> Result<()> {
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }
-        Some(Command::Synth { out, demo, talking, seed, seconds, fps }) => {
-            let cfg = if demo {
+        Some(Command::Synth { out, demo, talking, glasses, seed, seconds, fps }) => {
+            let mut cfg = if demo {
                 SynthConfig::demo()
             } else if talking {
                 SynthConfig::talking(seed, seconds, fps)
             } else {
                 SynthConfig::random(seed, seconds, fps)
             };
+            cfg.glasses = glasses.then(facemouse::lab::synth::Glasses::black);
             let asset = FaceAsset::load(&synth::default_photo())?;
             let meta = synth::write_sequence(asset, &cfg, &out)?;
             say!(

@@ -189,6 +189,26 @@ pub struct Cover {
     pub texture: f64,
 }
 
+/// Glasses with a dark frame, as three of the ZJU people wear: a rim
+/// round each eye (a rounded rectangle 0.8 × 0.5 eye distances, centred a
+/// little below the eye) and a bridge, moving, turning and rolling with the
+/// face.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Glasses {
+    /// The frame's grey level (0..255).
+    pub grey: f64,
+    /// The rim's thickness, in eye distances.
+    pub rim: f64,
+}
+
+impl Glasses {
+    /// Thick black frames.
+    #[must_use]
+    pub fn black() -> Self {
+        Self { grey: 25.0, rim: 0.07 }
+    }
+}
+
 /// What a [`Cover`] hides; each spans the cheeks from 0.9 eye distances
 /// beyond each eye.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,6 +252,8 @@ pub struct SynthConfig {
     pub covered: Vec<Cover>,
     /// The person talks (see [`Talk`]); `None`: a silent face.
     pub talk: Option<Talk>,
+    /// Black-framed glasses on the face (`None`: none).
+    pub glasses: Option<Glasses>,
     /// A scripted head path instead of the free motion: (time in ms, x, y
     /// in output pixels from the rest position), moved between linearly,
     /// held before the first and after the last. Empty: the free motion.
@@ -273,6 +295,7 @@ impl SynthConfig {
             gone: Vec::new(),
             covered: Vec::new(),
             talk: None,
+            glasses: None,
             path: Vec::new(),
         }
     }
@@ -564,6 +587,10 @@ impl Generator {
             core::BORDER_REPLICATE,
             Scalar::default(),
         )?;
+        if let Some(g) = self.cfg.glasses {
+            let (e1, e2) = (apply(lm.le), apply(lm.re));
+            draw_glasses(out, e1, e2, g)?;
+        }
         let cover = self.cfg.covered.iter().find(|c| (c.from_ms..c.to_ms).contains(&t_ms));
         if let Some(c) = cover {
             let (e1, e2, n) = (apply(lm.le), apply(lm.re), apply(lm.nose));
@@ -742,6 +769,33 @@ impl Generator {
     }
 }
 
+/// Draws glasses round the eyes at `e1` and `e2` (image points).
+fn draw_glasses(img: &mut Mat, e1: Point, e2: Point, g: Glasses) -> Result<(), SynthError> {
+    let (dx, dy) = (e1[0] - e2[0], e1[1] - e2[1]);
+    let iod = dx.hypot(dy).max(1.0);
+    // Along the eye line, and down the face.
+    let (ux, uy) = (dx / iod, dy / iod);
+    let (vx, vy) = (-uy, ux);
+    let at = |c: Point, a: f64, b: f64| opencv::core::Point::new((c[0] + a * ux + b * vx).round() as i32, (c[1] + a * uy + b * vy).round() as i32);
+    let thick = ((g.rim * iod).round() as i32).max(1);
+    let colour = Scalar::all(g.grey);
+    let (hw, hh, drop) = (0.4 * iod, 0.25 * iod, 0.05 * iod);
+    for eye in [e1, e2] {
+        // A rounded rectangle: its corners cut at a quarter of its height.
+        let k = 0.25 * 2.0 * hh;
+        let ring: Vec<opencv::core::Point> = [(-hw + k, -hh), (hw - k, -hh), (hw, -hh + k), (hw, hh - k), (hw - k, hh), (-hw + k, hh), (-hw, hh - k), (-hw, -hh + k)]
+            .iter()
+            .map(|&(a, b)| at(eye, a, b + drop))
+            .collect();
+        let pts = opencv::core::Vector::<opencv::core::Vector<opencv::core::Point>>::from_iter([opencv::core::Vector::from_iter(ring)]);
+        imgproc::polylines(img, &pts, true, colour, thick, imgproc::LINE_AA, 0)?;
+    }
+    // The bridge between the rims' inner edges, a little above the eyes.
+    let (inner1, inner2) = (at(e1, -hw, -0.1 * iod), at(e2, hw, -0.1 * iod));
+    imgproc::line(img, inner1, inner2, colour, thick, imgproc::LINE_AA, 0)?;
+    Ok(())
+}
+
 /// Writes a sequence folder: `video.avi` (MJPEG), `labels.csv`, `meta.json`.
 ///
 /// # Errors
@@ -813,7 +867,7 @@ pub fn make_meta(cfg: &SynthConfig, rows: &[LabelRow]) -> Meta {
     extra.insert("label_shift_frames".into(), serde_json::json!(0));
     extra.insert("blinks".into(), serde_json::json!(blinks));
     extra.insert("brow_raises".into(), serde_json::json!(raises.len()));
-    extra.insert("glasses".into(), serde_json::json!(false));
+    extra.insert("glasses".into(), serde_json::json!(cfg.glasses.is_some()));
     extra.insert("person".into(), serde_json::json!(if cfg.talk.is_some() { "generated talking" } else { "synthetic (astronaut photo)" }));
     Meta {
         source: "facemouse synth from assets/demo/astronaut.png (NASA portrait of Eileen Collins, via scikit-image)".into(),
@@ -842,6 +896,29 @@ pub(crate) fn gray_frame(g: &mut Generator, i: usize) -> (Mat, LabelRow) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Glasses draw a dark rim round each eye (above and below it, not on
+    /// it) and change no label.
+    #[test]
+    fn glasses_ring_the_eyes_and_leave_the_labels() {
+        let asset = || FaceAsset::load(&default_photo()).expect("photo");
+        let plain = SynthConfig::demo();
+        let worn = SynthConfig { glasses: Some(Glasses::black()), ..SynthConfig::demo() };
+        let (a, row_a) = gray_frame(&mut Generator::new(asset(), plain).expect("generator"), 10);
+        let (b, row_b) = gray_frame(&mut Generator::new(asset(), worn).expect("generator"), 10);
+        assert_eq!((row_a.le, row_a.re, row_a.lb, row_a.eyes_closed), (row_b.le, row_b.re, row_b.lb, row_b.eyes_closed));
+        let (le, re) = (row_a.le.expect("le"), row_a.re.expect("re"));
+        let iod = ((le[0] - re[0]).powi(2) + (le[1] - re[1]).powi(2)).sqrt();
+        let px = |m: &Mat, p: [f64; 2]| f64::from(*m.at_2d::<u8>(p[1].round() as i32, p[0].round() as i32).expect("px"));
+        for eye in [le, re] {
+            // The rims: 0.2 eye distances above the eye and 0.3 below (darkest within 2 px).
+            for dy in [-0.2, 0.3] {
+                let darkest = (-2..=2).map(|k| px(&b, [eye[0], eye[1] + dy * iod + f64::from(k)])).fold(255.0, f64::min);
+                assert!(darkest < 60.0, "a rim {dy} eye distances from {eye:?}: {darkest}");
+            }
+            assert!((px(&a, eye) - px(&b, eye)).abs() < 12.0, "the eye itself shows through");
+        }
+    }
 
     #[test]
     fn script_gives_closure_and_lift() {
