@@ -180,12 +180,12 @@ pub struct MenuPanel {
     words_unsaved: bool,
     words: Vec<String>,
     words_for: String,
-    /// Whether the layout has the words' row (typing, and room for it) ...
-    words_row: bool,
-    /// ... and how many rows it keeps for them, and how many a row holds.
+    /// How many rows the layout keeps for the predicted words (none: not
+    /// typing, or no room), and how many a row holds.
     word_rows: (usize, usize),
-    /// A keyboard menu laid out with every key on one page, and its sizes
-    /// (`None`: the usual targets, paged) ...
+    /// Sizes other than `TARGET_SIZE`: a keyboard menu laid out with every
+    /// key on one page, or targets lowered to fit a low panel (`None`: the
+    /// usual targets) ...
     keys: Option<KeySizes>,
     /// ... and how many key widths each of its keys takes.
     key_units: Vec<usize>,
@@ -245,7 +245,6 @@ impl MenuPanel {
             words_unsaved: false,
             words: Vec::new(),
             words_for: String::new(),
-            words_row: false,
             word_rows: (0, 1),
             keys: None,
             key_units: Vec::new(),
@@ -481,13 +480,12 @@ impl MenuPanel {
     pub fn plan_rects(&mut self, width: f32, height: f32) -> Vec<egui::Rect> {
         let menu = self.nav.current().clone();
         let (rows, size) = self.full_layout(&menu, width, height);
-        let missing = self.word_rows.0.saturating_sub(self.words.len().div_ceil(self.word_rows.1.max(1)));
-        let row_h = self.keys.map_or(size[1], |k| k.key[1]);
+        let missing = self.missing_word_rows();
         let (mut y, mut k, mut kept) = (0.0, 0, missing == 0);
         let mut rects = Vec::with_capacity(self.targets.len());
         for n in rows {
             if !kept && k >= self.words.len() {
-                y += missing as f32 * (row_h + TARGET_GAP);
+                y += missing as f32 * (size[1] + TARGET_GAP);
                 kept = true;
             }
             let mut x = 0.0;
@@ -516,11 +514,11 @@ impl MenuPanel {
     /// words, the targets).
     pub fn items_per_page(&mut self, width: f32, height: f32, wide: bool) -> usize {
         let height = height - HEADING;
-        let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.words_row, self.word_rows, self.targets.clone(), self.rows.clone(), self.keys);
+        let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.word_rows, self.targets.clone(), self.rows.clone(), self.keys);
         self.wide = wide;
         let _ = self.plan(width, height);
         let n = self.per_page;
-        (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.words_row, self.word_rows, self.targets, self.rows, self.keys) = saved;
+        (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.word_rows, self.targets, self.rows, self.keys) = saved;
         n
     }
 
@@ -591,10 +589,10 @@ impl MenuPanel {
         let words_with = |rows: usize| typing && self.predictor.is_some() && rows >= 2;
         let one_page = rows_with(base).saturating_sub(usize::from(words_with(rows_with(base)))).max(1) * cols >= menu.items.len();
         let rows_left = rows_with(if one_page { base } else { base + 2 });
-        self.words_row = words_with(rows_left);
-        self.word_rows = (usize::from(self.words_row), MAX_WORDS.min(cols));
-        self.refresh_words(if self.words_row { MAX_WORDS.min(cols) } else { 0 });
-        let fit = rows_left.saturating_sub(usize::from(self.words_row)).max(1);
+        let words_row = words_with(rows_left);
+        self.word_rows = (usize::from(words_row), MAX_WORDS.min(cols));
+        self.refresh_words(if words_row { MAX_WORDS.min(cols) } else { 0 });
+        let fit = rows_left.saturating_sub(usize::from(words_row)).max(1);
         let per_page = fit * cols;
         self.per_page = per_page;
         let pages = menu.items.len().div_ceil(per_page).max(1);
@@ -656,9 +654,8 @@ impl MenuPanel {
         let word_w = ((width - (per_row as f32 - 1.0) * TARGET_GAP) / per_row as f32).min(2.0 * MAX_KEY[0]);
         let nav_w = ((width - (nav.len() as f32 - 1.0) * TARGET_GAP) / nav.len() as f32).min(TARGET_SIZE[0].max(key[0]));
         self.keys = Some(KeySizes { key, word: [word_w, key[1]], nav: [nav_w, key[1]] });
-        self.words_row = word_rows > 0;
         self.word_rows = (word_rows, per_row);
-        self.refresh_words(if self.words_row { word_rows * per_row } else { 0 });
+        self.refresh_words(word_rows * per_row);
         self.per_page = menu.items.len();
         self.pages = 1;
         self.page = 0;
@@ -692,6 +689,12 @@ impl MenuPanel {
             _ => Vec::new(),
         };
         self.words_for = key;
+    }
+
+    /// How many of the rows kept for the predicted words the words offered
+    /// now leave empty (kept, so that the keys stay where they are).
+    fn missing_word_rows(&self) -> usize {
+        self.word_rows.0.saturating_sub(self.words.len().div_ceil(self.word_rows.1.max(1)))
     }
 
     /// A target's size: the layout's, or a keyboard's own for its keys,
@@ -783,7 +786,7 @@ impl MenuPanel {
         let lit = if self.scanning { self.scanner.lit() } else { 0..0 };
         // The words' rows are kept when fewer words (or none) are offered:
         // the keys stay where they are.
-        let missing = self.word_rows.0.saturating_sub(self.words.len().div_ceil(self.word_rows.1.max(1)));
+        let missing = self.missing_word_rows();
         let mut kept = missing == 0;
         let targets = self.targets.clone();
         let name = self.nav.current_name().to_string();
