@@ -154,14 +154,12 @@ impl Predictor {
             let Some((w, n)) = line.split_once('\t') else { continue };
             let Ok(n) = n.trim().parse::<u32>() else { continue };
             if is_word(w) {
-                let c = self.user.entry(w.to_lowercase()).or_insert(0);
-                *c = c.saturating_add(n);
+                add(&mut self.user, w.to_lowercase(), n);
             } else if let Some((a, b)) = w.split_once(' ')
                 && is_word(a)
                 && is_word(b)
             {
-                let c = self.pairs.entry((a.to_lowercase(), b.to_lowercase())).or_insert(0);
-                *c = c.saturating_add(n);
+                add(&mut self.pairs, (a.to_lowercase(), b.to_lowercase()), n);
             }
         }
         self.trim_user();
@@ -192,21 +190,18 @@ impl Predictor {
 
     /// Learns a word the user finished typing (letters only count).
     pub fn learn(&mut self, word: &str) {
-        let w = word.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
+        let w = letters(word);
         if is_word(&w) {
-            let c = self.user.entry(w).or_insert(0);
-            *c = c.saturating_add(1);
+            add(&mut self.user, w, 1);
             self.trim_user();
         }
     }
 
     /// Learns that the user typed `word` after `previous` (letters only count).
     pub fn learn_pair(&mut self, previous: &str, word: &str) {
-        let clean = |w: &str| w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
-        let (a, b) = (clean(previous), clean(word));
+        let (a, b) = (letters(previous), letters(word));
         if is_word(&a) && is_word(&b) {
-            let c = self.pairs.entry((a, b)).or_insert(0);
-            *c = c.saturating_add(1);
+            add(&mut self.pairs, (a, b), 1);
             self.trim_user();
         }
     }
@@ -278,6 +273,17 @@ impl Predictor {
         let capital = prefix.chars().next().is_some_and(char::is_uppercase);
         best.into_iter().take(n).map(|(w, _)| shown(w, capital)).collect()
     }
+}
+
+/// A typed word as it is counted: lower case, without the signs around it.
+fn letters(word: &str) -> String {
+    word.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase()
+}
+
+/// Counts `key` `n` times more.
+fn add<K: Ord>(counts: &mut BTreeMap<K, u32>, key: K, n: u32) {
+    let c = counts.entry(key).or_insert(0);
+    *c = c.saturating_add(n);
 }
 
 /// Keeps the `max` highest counts (the first in order among equals).
