@@ -207,9 +207,7 @@ impl FacemouseApp {
         worker.set_repaint(ctx.clone());
         let ui = profile.settings.ui.clone();
         let background = style::apply(ctx, &ui);
-        let mut menu = MenuPanel::new(menus, profile.dir.join("menus"), ui.menu_columns, ui.scanning, ui.scan_step_ms, profile.settings.pointer.dwell_ms);
-        menu.nav.set_alias("keyboard", ui.keyboard.menu());
-        menu.read_only = access.read_only();
+        let menu = menu_panel_for(menus, profile.dir.join("menus"), &profile.settings, access.read_only());
         let wizard = calibrate.then(|| Wizard::new(profile.settings.clone()));
         let mut app = Self {
             background,
@@ -448,6 +446,16 @@ const MENU_TITLE_ROW: f32 = 60.0;
 /// the profile saying `dock`: a keyboard menu (or the phrases) on a top or
 /// bottom dock goes to the right side when a page there holds more of its
 /// keys (`per_page(width, height, wide)` says how many a panel holds).
+/// The menu panel for a profile's `settings`, with its menus `nav` kept in
+/// `dir` (`read_only`: why they are not saved).
+fn menu_panel_for(nav: Navigator, dir: std::path::PathBuf, settings: &crate::profile::Settings, read_only: Option<String>) -> MenuPanel {
+    let ui = &settings.ui;
+    let mut menu = MenuPanel::new(nav, dir, ui.menu_columns, ui.scanning, ui.scan_step_ms, settings.pointer.dwell_ms);
+    menu.nav.set_alias("keyboard", ui.keyboard.menu());
+    menu.read_only = read_only;
+    menu
+}
+
 fn typing_dock(dock: crate::settings::Dock, current: &str, screen: [f32; 2], mut per_page: impl FnMut(f32, f32, bool) -> usize) -> crate::settings::Dock {
     use crate::settings::Dock;
     let typing = current.starts_with("keyboard") || current == "phrases";
@@ -805,11 +813,7 @@ impl FacemouseApp {
             self.menu_focus = None;
             self.menu_strut = None;
             self.menu_area = None;
-            // The main window back where it was before the menu pushed it aside.
-            if let Some((outer, inner)) = self.main_before_menu.take() {
-                ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(outer.min));
-                ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(inner.size()));
-            }
+            self.restore_main_window(&ctx);
             self.menu_cleared = None;
         }
         self.desktop_dwell(&ctx, &snap, desktop_dwell::outer_area(&ctx));
@@ -1267,6 +1271,14 @@ impl FacemouseApp {
         chosen
     }
 
+    /// The main window back where it was before the menu pushed it aside (if it did).
+    fn restore_main_window(&mut self, ctx: &egui::Context) {
+        if let Some((outer, inner)) = self.main_before_menu.take() {
+            ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(outer.min));
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(inner.size()));
+        }
+    }
+
     /// The main window out of the docked menu's way: it covered every one
     /// of the main window's controls (the window manager keeps maximized
     /// windows out of the menu's strip, not this one). Once per menu
@@ -1295,12 +1307,7 @@ impl FacemouseApp {
                 ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(inner_size));
             }
             // Clear of the menu where it was: back there.
-            None => {
-                if let Some((outer, inner)) = self.main_before_menu.take() {
-                    ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(outer.min));
-                    ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(inner.size()));
-                }
-            }
+            None => self.restore_main_window(ctx),
         }
     }
 
@@ -1317,10 +1324,7 @@ impl FacemouseApp {
                 let dir = p.dir.join("menus");
                 if let Ok((m, menu_notes)) = menus::load_user_dir(&dir, &crate::data_dir().join("menus")) {
                     self.notes.extend(menu_notes);
-                    let ui = &p.settings.ui;
-                    self.menu = MenuPanel::new(Navigator::new(m), dir, ui.menu_columns, ui.scanning, ui.scan_step_ms, p.settings.pointer.dwell_ms);
-                    self.menu.nav.set_alias("keyboard", ui.keyboard.menu());
-                    self.menu.read_only = access.read_only();
+                    self.menu = menu_panel_for(Navigator::new(m), dir, &p.settings, access.read_only());
                 }
                 self.status_message = format!("Profile {name}");
                 self.access = access;
