@@ -57,13 +57,15 @@ deb: build cargo-deb
 # Tests run against the release build (the vision code is too slow unoptimised).
 # A display is needed by the GUI and desktop tests: start Xvfb when there is none.
 # cargo-deb is there so that tests/package.rs can build and unpack the package.
+# scripts/test.sh builds every test once, then runs the X-display tests and the
+# others in three groups at the same time.
 test: deps cargo-deb
 	@if [ -z "$$DISPLAY" ]; then \
 		Xvfb :97 -screen 0 1280x800x24 -noreset -nolisten tcp >/dev/null 2>&1 & xvfb=$$!; \
 		export DISPLAY=:97; sleep 1; \
-		$(CARGO) test --release; status=$$?; kill $$xvfb 2>/dev/null; exit $$status; \
+		scripts/test.sh $(CARGO); status=$$?; kill $$xvfb 2>/dev/null; exit $$status; \
 	else \
-		$(CARGO) test --release; \
+		scripts/test.sh $(CARGO); \
 	fi
 
 bench: deps

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Every test, as `make test` runs them: built once, then run in three groups
+# at the same time, so that the tests that wait on a real X display (dwell,
+# restarts, signals: mostly sleeping) do not wait for each other or for the
+# tests that work the CPU. Each group's output is printed whole when it ends;
+# the exit status is non-zero when any group failed.
+#
+# Groups: the hands-free tests with the window tests, the desktop tests, and
+# everything else (unit tests, doc tests and every other file in tests/, found
+# by name, so a new test file is never left out). The X tests of one binary
+# share a lock (tests/common); each binary picks its own display number.
+#
+# Usage: scripts/test.sh [CARGO]   (CARGO defaults to cargo)
+set -uo pipefail
+cargo=${1:-${CARGO:-cargo}}
+cd "$(dirname "$0")/.."
+
+"$cargo" test --release --no-run || exit 1
+
+gui_a=(handsfree window)
+gui_b=(desktop)
+rest=()
+for f in tests/*.rs; do
+    name=$(basename "$f" .rs)
+    case " ${gui_a[*]} ${gui_b[*]} " in
+        *" $name "*) ;;
+        *) rest+=("$name") ;;
+    esac
+done
+
+targets() { for t in "$@"; do printf -- '--test\n%s\n' "$t"; done; }
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+start=$(date +%s)
+group() {
+    local name=$1; shift
+    local t0; t0=$(date +%s)
+    "$@" >"$logs/$name.log" 2>&1
+    local rc=$?
+    echo "$rc $(( $(date +%s) - t0 ))" >"$logs/$name.rc"
+    echo "== tests: group $name ended (exit $rc) after $(( $(date +%s) - t0 )) s"
+}
+mapfile -t a < <(targets "${gui_a[@]}")
+mapfile -t b < <(targets "${gui_b[@]}")
+mapfile -t c < <(targets "${rest[@]}")
+group x-display-handsfree "$cargo" test --release "${a[@]}" &
+group x-display-desktop "$cargo" test --release "${b[@]}" &
+group rest bash -c '"$0" test --release --lib --bins "${@}" && "$0" test --release --doc' "$cargo" "${c[@]}" &
+wait
+
+status=0
+for name in rest x-display-desktop x-display-handsfree; do
+    echo
+    echo "======== $name ========"
+    cat "$logs/$name.log"
+    read -r rc _ <"$logs/$name.rc" || rc=1
+    [ "$rc" = 0 ] || status=1
+done
+echo
+for name in rest x-display-desktop x-display-handsfree; do
+    read -r rc secs <"$logs/$name.rc" || { rc=?; secs=?; }
+    echo "tests: $name: exit $rc, $secs s"
+done
+echo "tests: all groups: $(( $(date +%s) - start )) s, $([ $status = 0 ] && echo passed || echo FAILED)"
+exit $status
