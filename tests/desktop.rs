@@ -663,7 +663,8 @@ fn the_docked_menu_and_the_toolbar_keep_other_windows_out_of_their_strips() {
     let mut fm = facemouse(&x, &config).arg("--source").arg(&clip).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
     let started = Instant::now();
     let mut after = before.clone();
-    while started.elapsed() < Duration::from_secs(20) {
+    // The strut thread waits up to a minute for the window to settle.
+    while started.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(250));
         if let Some(w) = workarea().filter(|w| w.len() == 4) {
             after = w;

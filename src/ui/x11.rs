@@ -65,23 +65,35 @@ pub fn set_takes_focus(title: &'static str, takes: bool) {
 /// longer covers the work, and maximized windows (our main window among
 /// them) end where it begins. A window that lies along no edge, or across
 /// less than half of it, reserves nothing. It waits for the window's place
-/// to settle (up to ten seconds: a window that took more than the three it
-/// used to wait, on a loaded machine, reserved nothing); without an X11
-/// display it does nothing.
+/// to settle along an edge, and keeps watching until that place has held
+/// for five seconds (at most a minute in all): on a loaded machine (three
+/// test groups and software OpenGL on two cores) the window held still at
+/// its first, undocked place for two readings before it was moved to the
+/// edge, and nothing was reserved. Without an X11 display it does nothing.
 pub fn reserve_edge(title: &'static str) {
     #[cfg(target_os = "linux")]
     {
         let Some((conn, screen)) = connect() else { return };
         let spawned = std::thread::Builder::new().name("strut".into()).spawn(move || {
+            const HELD: u32 = 25;
             let mut last = None;
-            for _ in 0..50 {
+            let (mut applied, mut held) = (None, 0);
+            for _ in 0..300 {
                 std::thread::sleep(std::time::Duration::from_millis(200));
                 match place(&conn, screen, title) {
                     Ok(Some(p)) if last == Some(p) => {
-                        if let Err(e) = set_strut(&conn, screen, p) {
-                            tracing::debug!("cannot reserve the edge of {title}: {e}");
+                        if applied == Some(p) {
+                            held += 1;
+                            if held >= HELD {
+                                return;
+                            }
+                        } else if edge_strut(&conn, screen, p).is_some() {
+                            if let Err(e) = set_strut(&conn, screen, p) {
+                                tracing::debug!("cannot reserve the edge of {title}: {e}");
+                                return;
+                            }
+                            (applied, held) = (Some(p), 0);
                         }
-                        return;
                     }
                     Ok(p) => last = p,
                     Err(e) => {
@@ -137,13 +149,21 @@ pub fn strut_for(r: [i32; 4], sw: i32, sh: i32) -> Option<[u32; 12]> {
     Some(s)
 }
 
+/// The strut of a window at `place` on `screen`, if it lies along an edge.
 #[cfg(target_os = "linux")]
-fn set_strut(conn: &x11rb::rust_connection::RustConnection, screen: usize, (client, r): Place) -> Result<(), Box<dyn std::error::Error>> {
+fn edge_strut(conn: &x11rb::rust_connection::RustConnection, screen: usize, (_, r): Place) -> Option<[u32; 12]> {
+    use x11rb::connection::Connection;
+    let root = &conn.setup().roots[screen];
+    strut_for(r, i32::from(root.width_in_pixels), i32::from(root.height_in_pixels))
+}
+
+#[cfg(target_os = "linux")]
+fn set_strut(conn: &x11rb::rust_connection::RustConnection, screen: usize, place: Place) -> Result<(), Box<dyn std::error::Error>> {
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, PropMode};
     use x11rb::wrapper::ConnectionExt as _;
-    let root = &conn.setup().roots[screen];
-    let Some(strut) = strut_for(r, i32::from(root.width_in_pixels), i32::from(root.height_in_pixels)) else { return Ok(()) };
+    let Some(strut) = edge_strut(conn, screen, place) else { return Ok(()) };
+    let client = place.0;
     let partial = conn.intern_atom(false, b"_NET_WM_STRUT_PARTIAL")?.reply()?.atom;
     let plain = conn.intern_atom(false, b"_NET_WM_STRUT")?.reply()?.atom;
     conn.change_property32(PropMode::REPLACE, client, partial, AtomEnum::CARDINAL, &strut)?;
