@@ -666,6 +666,38 @@ fn the_preview_and_the_plot_are_in_view_above_the_controls() {
     assert!(title.bottom() <= controls_top, "{title:?}");
 }
 
+/// Beside a keyboard docked deep at the side of a 1280×720 screen (the
+/// main window 384 points wide), every control is inside the window, below
+/// the picture and the plot: one control a row made them taller than the
+/// window, and the picture was drawn over Pause.
+#[test]
+fn a_narrow_main_window_keeps_every_control_in_view() {
+    // 1280x720 at zoom 1.5, beside the keyboard: 384x460 points less the
+    // title bar; and a lower one, where the picture and plot give way.
+    for (size, figures) in [(egui::vec2(384.0, 440.0), false), (egui::vec2(384.0, 560.0), true)] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let access = instance::open_profile(tmp.path(), "default").expect("lock");
+        let (mut h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
+        if let Ok(mut s) = snap.lock() {
+            s.preview = Some(std::sync::Arc::new(facemouse::ui::Preview { width: 640, height: 480, rgb: vec![128; 640 * 480 * 3] }));
+            s.frame_seq += 1;
+            s.frame_size = (640, 480);
+        }
+        h.run_steps(3);
+        let window = egui::Rect::from_min_size(egui::Pos2::ZERO, size);
+        let pause = h.get_by_label("Pause").rect();
+        for label in ["Pause", "Recentre", "Settings", "Calibrate", "Quit Facemouse"] {
+            let r = h.get_by_label(label).rect();
+            assert!(window.contains_rect(r), "{label} at {r:?} is outside the {size:?} window");
+        }
+        let title = h.query_by_label_contains("Eye closure and eyebrow lift").map(|n| n.rect());
+        assert_eq!(title.is_some(), figures, "{size:?}: the plot is shown where it has room, and only there");
+        if let Some(title) = title {
+            assert!(title.bottom() <= pause.top(), "{size:?}: the plot's title at {title:?} is over Pause at {pause:?}");
+        }
+    }
+}
+
 /// The keyboard's Speak, in the window: without the speech program the
 /// window says so in one line and typing goes on; with one, the typed text
 /// is given to it as one argument.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 pub use pointer::{Input, Mapping, OutputBackend, PointerSettings, Range, ScreenArea};
 pub use switch::{Action, SwitchSettings};
-pub use ui::{Dock, KeyboardLayout, UiSettings};
+pub use ui::{Dock, KeyboardLayout, MENU_DEPTH, UiSettings};
 pub use vision::{FeaturePoint, VisionSettings};
 
 /// Everything a profile sets.

@@ -79,6 +79,10 @@ pub enum Dock {
     Right,
 }
 
+/// How deep a docked menu is: this share of the screen's height (top and
+/// bottom) or width (sides).
+pub const MENU_DEPTH: f32 = 0.45;
+
 impl Dock {
     /// The next edge, for a button that steps through them.
     #[must_use]
@@ -103,12 +107,18 @@ impl Dock {
     }
 
     /// Where the menu window goes on a screen of `screen` (width, height)
-    /// points: the whole edge, 45 % of the screen deep. Returns (x, y) and
-    /// (width, height).
+    /// points: the whole edge, `MENU_DEPTH` of the screen deep. Returns (x,
+    /// y) and (width, height).
     #[must_use]
     pub fn place(self, screen: [f32; 2]) -> ([f32; 2], [f32; 2]) {
+        self.place_at(screen, MENU_DEPTH)
+    }
+
+    /// The same, `depth` (a share) of the screen deep.
+    #[must_use]
+    pub fn place_at(self, screen: [f32; 2], depth: f32) -> ([f32; 2], [f32; 2]) {
         let [w, h] = screen;
-        let (dw, dh) = (0.45 * w, 0.45 * h);
+        let (dw, dh) = (depth * w, depth * h);
         match self {
             Self::Bottom => ([0.0, h - dh], [w, dh]),
             Self::Top => ([0.0, 0.0], [w, dh]),

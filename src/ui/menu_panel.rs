@@ -216,6 +216,19 @@ fn tail_fitting(prefix: &str, text: &str, room: usize) -> String {
     format!("{prefix}…{}", text.chars().skip(n - keep.min(n)).collect::<String>())
 }
 
+/// The echo line in `room` characters: "Typed: " and the end of what was
+/// typed, with a cursor; before anything is typed, "(nothing yet)" where it
+/// fits whole, else a dash (its cut end, "…g yet)", said nothing).
+fn echo_line(echo: &str, room: usize) -> String {
+    const NOTHING: &str = "(nothing yet)";
+    const PREFIX: &str = "Typed: ";
+    if echo.is_empty() {
+        let text = if PREFIX.len() + NOTHING.len() <= room { NOTHING } else { "–" };
+        return format!("{PREFIX}{text}");
+    }
+    tail_fitting(PREFIX, &format!("{echo}_"), room)
+}
+
 /// The echo line keeps this many characters.
 const ECHO_CHARS: usize = 60;
 
@@ -764,8 +777,7 @@ impl MenuPanel {
                     let font = egui::FontId::monospace(24.0);
                     let char_w = ui.fonts_mut(|f| f.glyph_width(&font, 'm')).max(1.0);
                     let room = ((ui.available_width() - 8.0) / char_w).floor().max(8.0) as usize;
-                    let text = if self.echo.is_empty() { "(nothing yet)".to_string() } else { format!("{}_", self.echo) };
-                    let line = tail_fitting("Typed: ", &text, room);
+                    let line = echo_line(&self.echo, room);
                     ui.add(egui::Label::new(RichText::new(line).font(font)).wrap_mode(egui::TextWrapMode::Truncate));
                 }
             });
@@ -854,6 +866,16 @@ impl MenuPanel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_echo_line_shows_the_end_of_the_text_or_says_nothing_is_typed_whole() {
+        assert_eq!(echo_line("", 40), "Typed: (nothing yet)");
+        // Too narrow for the whole note: a dash, not its cut end ("…g yet)").
+        assert_eq!(echo_line("", 14), "Typed: –");
+        assert_eq!(echo_line("hello world", 14), "Typed: …world_");
+        assert_eq!(echo_line("hi", 14), "Typed: hi_");
+    }
+
 
     #[test]
     fn keys_are_packed_in_order_and_a_wide_key_starts_a_row_it_does_not_fit() {

@@ -142,9 +142,9 @@ pub struct FacemouseApp {
     name_entered: bool,
     /// The main window was moved out of the docked menu's way (for this
     /// edge), and where it was before (outer position, inner size).
-    menu_cleared: Option<crate::settings::Dock>,
+    menu_cleared: Option<MenuPlace>,
     /// The menu's edge as last decided, for (menu, profile's edge, screen).
-    dock_chosen: Option<((String, crate::settings::Dock, [u32; 2]), crate::settings::Dock)>,
+    dock_chosen: Option<((String, crate::settings::Dock, [u32; 2]), MenuPlace)>,
     main_before_menu: Option<(egui::Rect, egui::Rect)>,
     quitting: bool,
     /// The external switch (a key or switch button), while the profile sets one.
@@ -156,7 +156,7 @@ pub struct FacemouseApp {
     menu_focus: Option<bool>,
     /// The edge the menu window's strip was reserved at (see
     /// [`x11::reserve_edge`]), while it is open.
-    menu_strut: Option<crate::settings::Dock>,
+    menu_strut: Option<MenuPlace>,
     /// The window was made full-screen for the calibration wizard.
     wizard_full_screen: bool,
     /// Where the menu window was last seen (desktop pixels).
@@ -406,6 +406,8 @@ struct Controls<'a> {
     /// The first control's top, and how many controls share its row.
     first_top: Option<f32>,
     first_row: usize,
+    /// Each control's size (see `main_target_size`).
+    size: [f32; 2],
 }
 
 /// The clicks a dwell on the desktop can make, in the order the "Dwell
@@ -442,10 +444,6 @@ fn dwell_name(a: &crate::settings::Action) -> &'static str {
 /// The menu window's title row (points), above its panel.
 const MENU_TITLE_ROW: f32 = 60.0;
 
-/// Where the menu docks while menu `current` is open on a `screen` (points),
-/// the profile saying `dock`: a keyboard menu (or the phrases) on a top or
-/// bottom dock goes to the right side when a page there holds more of its
-/// keys (`per_page(width, height, wide)` says how many a panel holds).
 /// The menu panel for a profile's `settings`, with its menus `nav` kept in
 /// `dir` (`read_only`: why they are not saved).
 fn menu_panel_for(nav: Navigator, dir: std::path::PathBuf, settings: &crate::profile::Settings, read_only: Option<String>) -> MenuPanel {
@@ -456,16 +454,65 @@ fn menu_panel_for(nav: Navigator, dir: std::path::PathBuf, settings: &crate::pro
     menu
 }
 
-fn typing_dock(dock: crate::settings::Dock, current: &str, screen: [f32; 2], mut per_page: impl FnMut(f32, f32, bool) -> usize) -> crate::settings::Dock {
+/// Where the menu window is: the edge it docks to, and how deep (a share of
+/// the screen).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct MenuPlace {
+    dock: crate::settings::Dock,
+    depth: f32,
+}
+
+impl MenuPlace {
+    fn at(dock: crate::settings::Dock) -> Self {
+        Self { dock, depth: crate::settings::MENU_DEPTH }
+    }
+
+    /// Its (x, y) and (width, height) on a screen of `screen` points.
+    fn place(self, screen: [f32; 2]) -> ([f32; 2], [f32; 2]) {
+        self.dock.place_at(screen, self.depth)
+    }
+
+    /// Whether it lies along the top or bottom edge.
+    fn wide(self) -> bool {
+        matches!(self.dock, crate::settings::Dock::Top | crate::settings::Dock::Bottom)
+    }
+}
+
+/// How deep a side dock may grow, step by step, so that a keyboard has
+/// every key on one page where the usual depth does not hold them (a
+/// 1280×720 or 1366×768 screen at the default zoom of 1.5: 853×480 and
+/// 911×512 points). The rest of the screen keeps room for the main window.
+const TYPING_DEPTHS: [f32; 3] = [0.5, 0.55, 0.6];
+
+/// Where the menu docks while menu `current` (of `keys` items) is open on
+/// a `screen` (points), the profile saying `dock`. A keyboard menu (or the
+/// phrases) on a top or bottom dock goes to the right side when a page
+/// there holds more of its keys (`per_page(width, height, wide)` says how
+/// many a panel holds). A keyboard that still pages gets a deeper side
+/// dock (`TYPING_DEPTHS`, at the profile's side, or the right), the first
+/// that holds every key.
+fn typing_dock(dock: crate::settings::Dock, current: &str, keys: usize, screen: [f32; 2], mut per_page: impl FnMut(f32, f32, bool) -> usize) -> MenuPlace {
     use crate::settings::Dock;
     let typing = current.starts_with("keyboard") || current == "phrases";
-    if !typing || !matches!(dock, Dock::Top | Dock::Bottom) {
-        return dock;
+    if !typing {
+        return MenuPlace::at(dock);
     }
-    let ((_, low), (_, side)) = (dock.place(screen), Dock::Right.place(screen));
-    let low_keys = per_page(low[0], low[1] - MENU_TITLE_ROW, true);
-    let side_keys = per_page(side[0], side[1] - MENU_TITLE_ROW, false);
-    if side_keys > low_keys { Dock::Right } else { dock }
+    let mut held = |p: MenuPlace| {
+        let size = p.place(screen).1;
+        per_page(size[0], size[1] - MENU_TITLE_ROW, p.wide())
+    };
+    let mut chosen = MenuPlace::at(dock);
+    if chosen.wide() {
+        let side = MenuPlace::at(Dock::Right);
+        if held(side) > held(chosen) {
+            chosen = side;
+        }
+    }
+    if !current.starts_with("keyboard") || held(chosen) >= keys {
+        return chosen;
+    }
+    let side = if chosen.wide() { Dock::Right } else { chosen.dock };
+    TYPING_DEPTHS.iter().map(|&depth| MenuPlace { dock: side, depth }).find(|&p| held(p) >= keys).unwrap_or(chosen)
 }
 
 /// The least room (points) the main window keeps beside the docked menu:
@@ -522,7 +569,7 @@ fn dwell_button(ui: &mut egui::Ui, text: RichText, c: &mut Controls<'_>, dwell_m
     // that changes ("Quit: select again to confirm", "Start at login: on")
     // never moves another control (the confirming rest hit nothing), and
     // each is at least 64 pixels tall at the default zoom.
-    let r = ui.add_sized(MAIN_TARGET, style::target_button(ui, text, c.lit.contains(&i)).wrap_mode(egui::TextWrapMode::Wrap));
+    let r = ui.add_sized(c.size, style::target_button(ui, text, c.lit.contains(&i)).wrap_mode(egui::TextWrapMode::Wrap));
     let top = *c.first_top.get_or_insert(r.rect.top());
     if (r.rect.top() - top).abs() < 1.0 {
         c.first_row += 1;
@@ -540,6 +587,20 @@ fn pose_line(p: Option<&crate::pose::Pose>) -> String {
 
 /// The main window's controls' size (points): 78 pixels tall at the default zoom of 1.5.
 const MAIN_TARGET: [f32; 2] = [200.0, 52.0];
+/// The least height (points) the picture and the plot are drawn in.
+const MIN_FIGURE_H: f32 = 60.0;
+/// A narrow main window's controls are narrower, down to this (points).
+const MAIN_TARGET_MIN_W: f32 = 140.0;
+
+/// The main window's controls' size in a row `width` points wide, with
+/// `gap` between controls: `MAIN_TARGET`, or narrower so that two share a
+/// row. Beside a keyboard docked deep at the side (384 points wide on a
+/// 1280×720 screen) one control a row made the eleven taller than the
+/// window, and the picture was drawn over Pause.
+fn main_target_size(width: f32, gap: f32) -> [f32; 2] {
+    let two = ((width - gap) / 2.0).floor();
+    [MAIN_TARGET[0].min(two).max(MAIN_TARGET_MIN_W), MAIN_TARGET[1]]
+}
 
 /// The most notes (warnings) the status area shows, one line each.
 const MAX_NOTES: usize = 2;
@@ -722,8 +783,9 @@ impl FacemouseApp {
         let first_tool = self.main_controls;
         let tool_lit = (lit.start >= first_tool && !lit.is_empty()).then(|| lit.start - first_tool..lit.end - first_tool);
         self.toolbar.scan = (tool_lit, chosen.and_then(|i| i.checked_sub(first_tool)));
-        let mut hover = Controls { act: &mut act, next: 0, lit, chosen, first_top: None, first_row: 0 };
+        let mut hover = Controls { act: &mut act, next: 0, lit, chosen, first_top: None, first_row: 0, size: MAIN_TARGET };
         egui::Panel::bottom("controls").resizable(false).show(ui, |ui| {
+            hover.size = main_target_size(ui.available_width(), ui.spacing().item_spacing.x);
             ui.horizontal_wrapped(|ui| {
                 let big = |s: &str| RichText::new(s).size(20.0);
                 if let Some(page) = self.settings_page {
@@ -821,6 +883,11 @@ impl FacemouseApp {
         // controls (one above the other, the plot was half hidden behind them).
         egui::CentralPanel::default().show(ui, |ui| {
             let (w, h) = (ui.available_width(), ui.available_height());
+            // No room left above the controls (a low, narrow window): no
+            // picture and plot, rather than over the controls.
+            if h < MIN_FIGURE_H {
+                return;
+            }
             let preview_w = (0.45 * w).min(1.33 * h).min(620.0);
             ui.horizontal_top(|ui| {
                 ui.allocate_ui(egui::vec2(preview_w, h), |ui| preview_ui(ui, self.texture.as_ref(), &snap, preview_w, h));
@@ -1157,7 +1224,7 @@ impl FacemouseApp {
         if ui_s.click_toolbar {
             let current = self.profile.settings.switch.dwell.clone();
             let dwell_ms = self.profile.settings.pointer.dwell_ms;
-            let dock = self.menu_dock_now(ctx);
+            let dock = self.menu_dock_now(ctx).dock;
             if let Some(a) = self.toolbar.show(ctx, &current, dock, dwell_ms, self.background) {
                 self.set_dwell(a);
             }
@@ -1224,7 +1291,7 @@ impl FacemouseApp {
         if let Some(screen) = desktop_dwell::screen_points(ctx) {
             let (at, size) = dock.place(screen);
             builder = builder.with_position(at).with_inner_size(size);
-            self.menu.wide = matches!(dock, crate::settings::Dock::Top | crate::settings::Dock::Bottom);
+            self.menu.wide = dock.wide();
         }
         let menu = &mut self.menu;
         let background = self.background;
@@ -1257,16 +1324,17 @@ impl FacemouseApp {
     /// and the keyboard stays where it is).
     /// Decided once for each menu, edge and screen (it lays the panel out
     /// twice), not on every pass.
-    fn menu_dock_now(&mut self, ctx: &egui::Context) -> crate::settings::Dock {
+    fn menu_dock_now(&mut self, ctx: &egui::Context) -> MenuPlace {
         let dock = self.profile.settings.ui.menu_dock;
-        let Some(screen) = desktop_dwell::screen_points(ctx) else { return dock };
+        let Some(screen) = desktop_dwell::screen_points(ctx) else { return MenuPlace::at(dock) };
         let key = (self.menu.nav.current_name().to_string(), dock, screen.map(f32::to_bits));
         if let Some((k, chosen)) = &self.dock_chosen
             && *k == key
         {
             return *chosen;
         }
-        let chosen = typing_dock(dock, &key.0, screen, |w, h, wide| self.menu.items_per_page(w, h, wide));
+        let keys = self.menu.nav.current().items.len();
+        let chosen = typing_dock(dock, &key.0, keys, screen, |w, h, wide| self.menu.items_per_page(w, h, wide));
         self.dock_chosen = Some((key, chosen));
         chosen
     }
@@ -1300,7 +1368,7 @@ impl FacemouseApp {
         // From where the window was before any menu moved it (the keyboard
         // moves the menu to another edge and back): it never shrinks twice.
         let (outer, inner) = self.main_before_menu.unwrap_or((outer, inner));
-        match clear_of_menu(outer, inner, menu, dock) {
+        match clear_of_menu(outer, inner, menu, dock.dock) {
             Some((pos, inner_size)) => {
                 self.main_before_menu.get_or_insert((outer, inner));
                 ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(pos));
@@ -1710,14 +1778,15 @@ mod tests {
         use egui_kittest::kittest::Queryable;
         let menus = crate::menus::load_dir(&crate::data_dir().join("menus")).expect("menus");
         let tmp = tempfile::tempdir().expect("tempdir");
-        for px in [[1920.0, 1080.0], [1280.0, 720.0]] {
+        for px in [[1920.0, 1080.0], [1366.0, 768.0], [1280.0, 720.0]] {
             let screen = [px[0] / 1.5, px[1] / 1.5];
             for dock in [Dock::Top, Dock::Bottom, Dock::Left, Dock::Right] {
                 let mut panel = MenuPanel::new(Navigator::new(menus.clone()), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
                 assert!(panel.nav.open("keyboard"));
-                let at = typing_dock(dock, "keyboard", screen, |w, h, wide| panel.items_per_page(w, h, wide));
+                let keys = panel.nav.current().items.len();
+                let at = typing_dock(dock, "keyboard", keys, screen, |w, h, wide| panel.items_per_page(w, h, wide));
                 let size = at.place(screen).1;
-                panel.wide = matches!(at, Dock::Top | Dock::Bottom);
+                panel.wide = at.wide();
                 let what = format!("{px:?} docked {dock:?}, shown {at:?} in {size:?}");
                 let inner = egui::vec2(size[0], size[1] - MENU_TITLE_ROW);
                 let mut h = egui_kittest::Harness::builder().with_size(inner).build_ui_state(
@@ -1731,10 +1800,8 @@ mod tests {
                 let items: Vec<String> = h.state().nav.current().items.iter().map(|it| it.label.clone()).collect();
                 let mut seen = std::collections::HashSet::new();
                 let pages = h.state().page().1;
-                if px[0] > 1900.0 {
-                    assert_eq!(pages, 1, "{what}: every key on one page");
-                    assert!(h.state().predictions().len() >= 3, "{what}: the words' row");
-                }
+                assert_eq!(pages, 1, "{what}: every key on one page");
+                assert!(h.state().predictions().len() >= 3, "{what}: the words' row");
                 for page in 0..pages {
                     assert_eq!(h.state().page().0, page);
                     for t in h.state().targets().to_vec() {
@@ -1766,11 +1833,12 @@ mod tests {
     /// holds more keys. On 1920x1080 at zoom 1.5 (1280x720 points) the
     /// bottom dock holds every key and the keyboard stays; on 1600x900
     /// (1067x600 points) and 1280x800 (853x533) only the side does, and it
-    /// goes there; on 1280x720 (853x480) neither does, and the bottom's
-    /// pages hold more. Other menus stay.
+    /// goes there. On 1366x768 (911x512) and 1280x720 (853x480) neither
+    /// does: the side dock grows deeper until every key is on one page (it
+    /// paged there, 1.9 selections a character). Other menus stay.
     #[test]
     fn the_keyboard_docks_at_the_side_where_a_page_there_holds_more_keys() {
-        use crate::settings::Dock;
+        use crate::settings::{Dock, MENU_DEPTH};
         let menus = crate::menus::load_dir(&crate::data_dir().join("menus")).expect("menus");
         let tmp = tempfile::tempdir().expect("tempdir");
         let mut panel = MenuPanel::new(Navigator::new(menus), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
@@ -1778,16 +1846,38 @@ mod tests {
         let keys = panel.nav.current().items.len();
         let mut per_page = |w: f32, h: f32, wide: bool| panel.items_per_page(w, h, wide);
         let place = |dock: Dock, screen: [f32; 2]| dock.place(screen).1;
-        for (screen, dock) in [([1280.0, 720.0], Dock::Bottom), ([1067.0, 600.0], Dock::Right), ([853.0, 533.0], Dock::Right), ([853.0, 480.0], Dock::Bottom)] {
+        for (screen, dock, deeper) in [([1280.0, 720.0], Dock::Bottom, false), ([1067.0, 600.0], Dock::Right, false), ([853.0, 533.0], Dock::Right, false), ([911.0, 512.0], Dock::Right, true), ([853.0, 480.0], Dock::Right, true)] {
             let (low, side) = (place(Dock::Bottom, screen), place(Dock::Right, screen));
             let counts = (per_page(low[0], low[1] - MENU_TITLE_ROW, true), per_page(side[0], side[1] - MENU_TITLE_ROW, false));
-            assert_eq!(typing_dock(Dock::Bottom, "keyboard", screen, &mut per_page), dock, "{screen:?}: bottom and side hold {counts:?} of {keys}");
+            let at = typing_dock(Dock::Bottom, "keyboard", keys, screen, &mut per_page);
+            assert_eq!(at.dock, dock, "{screen:?}: bottom and side hold {counts:?} of {keys}");
+            assert_eq!(at.depth > MENU_DEPTH, deeper, "{screen:?}: {at:?}, bottom and side hold {counts:?} of {keys}");
+            assert!(at.depth <= 0.6, "{screen:?}: {at:?} leaves room for the main window");
+            let size = at.place(screen).1;
+            assert_eq!(per_page(size[0], size[1] - MENU_TITLE_ROW, at.wide()), keys, "{screen:?}: {at:?} holds every key");
         }
         assert_eq!(per_page(1280.0, 720.0 * 0.45 - MENU_TITLE_ROW, true), keys, "every key at the bottom of 1920x1080");
-        assert_eq!(typing_dock(Dock::Bottom, "main", [1067.0, 600.0], &mut per_page), Dock::Bottom);
-        assert_eq!(typing_dock(Dock::Left, "keyboard", [1067.0, 600.0], &mut per_page), Dock::Left);
+        assert_eq!(typing_dock(Dock::Bottom, "main", 10, [1067.0, 600.0], &mut per_page), MenuPlace::at(Dock::Bottom));
+        assert_eq!(typing_dock(Dock::Left, "keyboard", keys, [1067.0, 600.0], &mut per_page), MenuPlace::at(Dock::Left));
+        // A left dock grows deeper at the left.
+        assert_eq!(typing_dock(Dock::Left, "keyboard", keys, [853.0, 480.0], &mut per_page).dock, Dock::Left);
+        // A menu that is not a keyboard never grows.
+        assert_eq!(typing_dock(Dock::Right, "phrases", 500, [853.0, 480.0], &mut per_page), MenuPlace::at(Dock::Right));
         // Measuring changes nothing of what is shown.
         assert_eq!(panel.page(), (0, panel.page().1));
+    }
+
+    /// Two controls a row whenever they can be 140 points wide: beside a
+    /// keyboard docked deep at the side of a 1280×720 screen the main window
+    /// is 384 points wide, and one control a row made the eleven taller than
+    /// the window (the picture was drawn over Pause).
+    #[test]
+    fn the_main_windows_controls_are_two_a_row_in_a_narrow_window() {
+        assert_eq!(main_target_size(1200.0, 8.0), MAIN_TARGET);
+        let narrow = main_target_size(368.0, 8.0);
+        assert!(2.0 * narrow[0] + 8.0 <= 368.0 && narrow[0] >= MAIN_TARGET_MIN_W, "{narrow:?}");
+        assert_eq!(narrow[1], MAIN_TARGET[1]);
+        assert_eq!(main_target_size(200.0, 8.0)[0], MAIN_TARGET_MIN_W);
     }
 
     #[test]
