@@ -46,12 +46,38 @@ pub struct BlinkLink {
     stats: Mat,
     centroids: Mat,
     kernel: Mat,
+    mirror: Mirror,
+    /// Blobs of the last processed frame (for tests and diagnostics).
+    pub last_blobs: usize,
+}
+
+/// How much two eye regions look alike, one mirrored (eyes are nearly
+/// symmetric; a glasses rim, a brow or a shadow beside an eye is not), with
+/// its buffers.
+#[derive(Default)]
+pub struct Mirror {
     flip: Mat,
     a: Mat,
     b: Mat,
     corr: Mat,
-    /// Blobs of the last processed frame (for tests and diagnostics).
-    pub last_blobs: usize,
+}
+
+impl Mirror {
+    /// Correlation of the region around `re` with the mirrored region
+    /// around `le` (0.6 × 0.4 eye distances); −1 off the image.
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn score(&mut self, full: &Mat, re: Point, le: Point) -> Result<f64, opencv::Error> {
+        let iod = dist(le, re);
+        #[allow(clippy::cast_possible_truncation)]
+        let (w, h) = ((0.6 * iod).round().max(6.0) as i32, (0.4 * iod).round().max(4.0) as i32);
+        if !ncc::extract(full, re, w, h, &mut self.a)? || !ncc::extract(full, le, w, h, &mut self.b)? {
+            return Ok(-1.0);
+        }
+        core::flip(&self.b, &mut self.flip, 1)?;
+        ncc::correlate(&self.a, &self.flip, &mut self.corr)
+    }
 }
 
 struct Blob {
@@ -138,7 +164,7 @@ impl BlinkLink {
                 // Full-resolution centres: image-left is the subject's right eye.
                 let re = [l.c[0] / scale, l.c[1] / scale];
                 let le = [r.c[0] / scale, r.c[1] / scale];
-                let mirror = self.mirror_score(full, re, le)?;
+                let mirror = self.mirror.score(full, re, le)?;
                 if mirror < MIN_MIRROR_NCC {
                     continue;
                 }
@@ -149,18 +175,6 @@ impl BlinkLink {
             }
         }
         Ok(best)
-    }
-
-    /// Correlation of the region around `re` with the mirrored region around `le`.
-    fn mirror_score(&mut self, full: &Mat, re: Point, le: Point) -> Result<f64, opencv::Error> {
-        let iod = dist(le, re);
-        #[allow(clippy::cast_possible_truncation)]
-        let (w, h) = ((0.6 * iod).round().max(6.0) as i32, (0.4 * iod).round().max(4.0) as i32);
-        if !ncc::extract(full, re, w, h, &mut self.a)? || !ncc::extract(full, le, w, h, &mut self.b)? {
-            return Ok(-1.0);
-        }
-        core::flip(&self.b, &mut self.flip, 1)?;
-        ncc::correlate(&self.a, &self.flip, &mut self.corr)
     }
 }
 
