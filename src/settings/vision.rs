@@ -28,7 +28,9 @@ pub struct VisionSettings {
     pub wink_min_ms: f64,
     /// The pointer feature.
     pub feature: FeaturePoint,
-    /// Brow raise: lift above rest (inter-ocular distances) that starts a raise ...
+    /// Brow raise: lift above rest (inter-ocular distances) that starts a raise
+    /// (0.04 by default: a subtle raise, and the brows' lift with speech, reach
+    /// 0.03, a meant raise 0.06; the calibration sets half the user's own) ...
     pub brow_on: f64,
     /// ... and that ends it.
     pub brow_off: f64,
@@ -44,7 +46,7 @@ impl Default for VisionSettings {
             long_blink_ms: 600.0,
             wink_min_ms: 250.0,
             feature: FeaturePoint::MidEyes,
-            brow_on: 0.032,
+            brow_on: 0.04,
             brow_off: 0.02,
             brow_min_ms: 90.0,
             brow_refractory_ms: 300.0,
