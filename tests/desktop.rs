@@ -664,7 +664,7 @@ fn the_docked_menu_and_the_toolbar_keep_other_windows_out_of_their_strips() {
     let started = Instant::now();
     let mut after = before.clone();
     // The strut thread waits up to a minute for the window to settle.
-    while started.elapsed() < Duration::from_secs(60) {
+    while started.elapsed() < Duration::from_mins(1) {
         std::thread::sleep(Duration::from_millis(250));
         if let Some(w) = workarea().filter(|w| w.len() == 4) {
             after = w;

@@ -108,7 +108,7 @@ impl GenericEyes {
             {
                 // Other places nearly as like an eye (a glasses rim's edge
                 // above the eye), each refined as the best was.
-                for p in peaks(&self.result, m.score - PEAK_MARGIN, MIN_PEAK_SEPARATION * iod, MAX_PEAKS)? {
+                for p in peaks(&self.result, m.score - PEAK_MARGIN, MIN_PEAK_SEPARATION * iod, MAX_PEAKS) {
                     let at_peak = [m.pos[0] + p[0], m.pos[1] + p[1]];
                     if let Some(other) = ncc::search(gray, &self.tmpl, at_peak, 1, 1, &mut self.tmpl_result)?
                         && dist(other.pos, m.pos) >= MIN_PEAK_SEPARATION * iod
@@ -210,7 +210,7 @@ fn sides_brighter(gray: &Mat, c: Point, iod: f64) -> Result<f64, opencv::Error> 
 /// Up to `k` local maxima of a correlation map other than its best, at or
 /// above `floor`, each at least `sep` pixels from the best and from each
 /// other, strongest first: their offsets from the best, in pixels.
-fn peaks(result: &Mat, floor: f64, sep: f64, k: usize) -> Result<Vec<Point>, opencv::Error> {
+fn peaks(result: &Mat, floor: f64, sep: f64, k: usize) -> Vec<Point> {
     let (cols, rows) = (result.cols(), result.rows());
     let at = |x: i32, y: i32| -> f64 { result.at_2d::<f32>(y, x).map_or(f64::NEG_INFINITY, |v| f64::from(*v)) };
     let mut best = (0, 0, f64::NEG_INFINITY);
@@ -242,7 +242,7 @@ fn peaks(result: &Mat, floor: f64, sep: f64, k: usize) -> Result<Vec<Point>, ope
             out.push([f64::from(x - best.0), f64::from(y - best.1)]);
         }
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
