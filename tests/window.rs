@@ -642,6 +642,15 @@ fn profiles_are_shown_used_named_and_deleted_by_dwell() {
     assert!(std::fs::read_dir(tmp.path().join("deleted-profiles")).expect("kept").next().is_some(), "kept aside, not lost");
 }
 
+/// A camera picture (640x480), as the worker publishes it.
+fn show_a_camera_picture(snap: &std::sync::Mutex<facemouse::ui::Snapshot>) {
+    if let Ok(mut s) = snap.lock() {
+        s.preview = Some(std::sync::Arc::new(facemouse::ui::Preview { width: 640, height: 480, rgb: vec![128; 640 * 480 * 3] }));
+        s.frame_seq += 1;
+        s.frame_size = (640, 480);
+    }
+}
+
 /// The live plot is in full view above the controls at 1280x800 pixels and
 /// the default zoom (one above the other, the plot was half hidden behind
 /// the controls): its title and its legend lie above the first control.
@@ -652,12 +661,7 @@ fn the_preview_and_the_plot_are_in_view_above_the_controls() {
     // 1280x800 pixels at the default zoom of 1.5.
     let size = egui::vec2(853.0, 533.0);
     let (mut h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
-    // A camera picture, as the worker publishes it (640x480).
-    if let Ok(mut s) = snap.lock() {
-        s.preview = Some(std::sync::Arc::new(facemouse::ui::Preview { width: 640, height: 480, rgb: vec![128; 640 * 480 * 3] }));
-        s.frame_seq += 1;
-        s.frame_size = (640, 480);
-    }
+    show_a_camera_picture(&snap);
     h.run_steps(3);
     let controls_top = h.get_by_label("Pause").rect().top();
     let legend = h.get_by_label("threshold").rect();
@@ -678,11 +682,7 @@ fn a_narrow_main_window_keeps_every_control_in_view() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let access = instance::open_profile(tmp.path(), "default").expect("lock");
         let (mut h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
-        if let Ok(mut s) = snap.lock() {
-            s.preview = Some(std::sync::Arc::new(facemouse::ui::Preview { width: 640, height: 480, rgb: vec![128; 640 * 480 * 3] }));
-            s.frame_seq += 1;
-            s.frame_size = (640, 480);
-        }
+        show_a_camera_picture(&snap);
         h.run_steps(3);
         let window = egui::Rect::from_min_size(egui::Pos2::ZERO, size);
         let pause = h.get_by_label("Pause").rect();

@@ -876,7 +876,6 @@ mod tests {
         assert_eq!(echo_line("hi", 14), "Typed: hi_");
     }
 
-
     #[test]
     fn keys_are_packed_in_order_and_a_wide_key_starts_a_row_it_does_not_fit() {
         let plain = |u: &[usize]| u.iter().map(|u| (*u, false)).collect::<Vec<_>>();

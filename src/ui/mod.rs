@@ -1276,10 +1276,10 @@ impl FacemouseApp {
         // Other windows keep out of the docked menu's strip (it covered the
         // main window's controls and the text being typed into); asked again
         // when the menu docks to another edge.
-        let dock = self.menu_dock_now(ctx);
-        if self.menu_strut != Some(dock) {
+        let place = self.menu_dock_now(ctx);
+        if self.menu_strut != Some(place) {
             x11::reserve_edge(MENU_TITLE);
-            self.menu_strut = Some(dock);
+            self.menu_strut = Some(place);
         }
         if self.menu_focus != Some(want_focus) {
             x11::set_takes_focus(MENU_TITLE, want_focus);
@@ -1289,9 +1289,9 @@ impl FacemouseApp {
         // does not cover the text being typed into (unknown screen: a window).
         let mut builder = egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]).with_active(want_focus);
         if let Some(screen) = desktop_dwell::screen_points(ctx) {
-            let (at, size) = dock.place(screen);
+            let (at, size) = place.place(screen);
             builder = builder.with_position(at).with_inner_size(size);
-            self.menu.wide = dock.wide();
+            self.menu.wide = place.wide();
         }
         let menu = &mut self.menu;
         let background = self.background;
@@ -1316,14 +1316,11 @@ impl FacemouseApp {
         }
     }
 
-    /// The edge the menu window docks to now: the profile's, except that a
-    /// keyboard (or the phrases) docked at the top or the bottom opens at the
-    /// right side where a page there holds more keys (on 1920×1080 at the
-    /// default zoom, 15 keys a page against 7: 1.28 selections per character
-    /// against 2.04, `docs/keyboard.md`; on 1280×800 the side is too narrow,
-    /// and the keyboard stays where it is).
+    /// Where the menu window is now: at the profile's edge, the usual depth,
+    /// except for a keyboard or the phrases (see [`typing_dock`]: the side
+    /// where a page there holds more keys, deeper where even that pages).
     /// Decided once for each menu, edge and screen (it lays the panel out
-    /// twice), not on every pass.
+    /// a few times), not on every pass.
     fn menu_dock_now(&mut self, ctx: &egui::Context) -> MenuPlace {
         let dock = self.profile.settings.ui.menu_dock;
         let Some(screen) = desktop_dwell::screen_points(ctx) else { return MenuPlace::at(dock) };
@@ -1352,8 +1349,8 @@ impl FacemouseApp {
     /// windows out of the menu's strip, not this one). Once per menu
     /// opening and edge; put back when the menu closes.
     fn keep_clear_of_menu(&mut self, ctx: &egui::Context) {
-        let dock = self.menu_dock_now(ctx);
-        if self.menu_cleared == Some(dock) || self.wizard_full_screen {
+        let place = self.menu_dock_now(ctx);
+        if self.menu_cleared == Some(place) || self.wizard_full_screen {
             return;
         }
         let Some(screen) = desktop_dwell::screen_points(ctx) else { return };
@@ -1362,13 +1359,13 @@ impl FacemouseApp {
         if ctx.input(|i| i.viewport().minimized.unwrap_or(false)) {
             return;
         }
-        self.menu_cleared = Some(dock);
-        let (at, size) = dock.place(screen);
+        self.menu_cleared = Some(place);
+        let (at, size) = place.place(screen);
         let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(size[0], size[1]));
         // From where the window was before any menu moved it (the keyboard
         // moves the menu to another edge and back): it never shrinks twice.
         let (outer, inner) = self.main_before_menu.unwrap_or((outer, inner));
-        match clear_of_menu(outer, inner, menu, dock.dock) {
+        match clear_of_menu(outer, inner, menu, place.dock) {
             Some((pos, inner_size)) => {
                 self.main_before_menu.get_or_insert((outer, inner));
                 ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(pos));
