@@ -66,10 +66,12 @@ pub fn set_takes_focus(title: &'static str, takes: bool) {
 /// them) end where it begins. A window that lies along no edge, or across
 /// less than half of it, reserves nothing. It waits for the window's place
 /// to settle along an edge, and keeps watching until that place has held
-/// for five seconds (at most a minute in all): on a loaded machine (three
-/// test groups and software OpenGL on two cores) the window held still at
-/// its first, undocked place for two readings before it was moved to the
-/// edge, and nothing was reserved. Without an X11 display it does nothing.
+/// for five seconds (at most a minute in all). Before, it took the first
+/// place that held for two readings, along an edge or not, and stopped: on
+/// a loaded machine (three test groups and software OpenGL on two cores)
+/// nothing was reserved once, most likely because the window held still at
+/// its first, undocked place before it was moved to the edge (not seen
+/// again in four runs). Without an X11 display it does nothing.
 pub fn reserve_edge(title: &'static str) {
     #[cfg(target_os = "linux")]
     {
