@@ -303,7 +303,6 @@ fn edit_and_back_are_reached_by_dwell() {
     assert!(h.query_by_label("Done editing").is_some(), "Edit menu opens the editor by dwell");
 }
 
-/// A panel the size of the menu window (760×600).
 /// A panel too small for the keyboard's every key on one page (keys of
 /// 50×38 points): it pages.
 fn tiny_harness(dir: &Path) -> Harness<'static, State> {
@@ -312,17 +311,11 @@ fn tiny_harness(dir: &Path) -> Harness<'static, State> {
     panel_harness(panel, egui::vec2(380.0, 420.0))
 }
 
+/// A panel the size of the menu window (760×600).
 fn small_harness(dir: &Path, scanning: bool) -> Harness<'static, State> {
     let menus = menus::load_dir(dir).expect("menus");
     let panel = MenuPanel::new(Navigator::new(menus), dir.to_path_buf(), 3, scanning, 1000.0, 60_000.0);
-    Harness::builder().with_size(egui::vec2(760.0, 600.0)).build_ui_state(
-        |ui, s: &mut State| {
-            if let Some(o) = s.panel.show(ui, 0.0) {
-                s.outcomes.push(o);
-            }
-        },
-        State { panel, outcomes: Vec::new() },
-    )
+    panel_harness(panel, egui::vec2(760.0, 600.0))
 }
 
 /// Scan steps to select target `k` in the panel's rows as shown: wait for

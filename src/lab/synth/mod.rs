@@ -719,7 +719,6 @@ impl Generator {
         Ok(())
     }
 
-    /// Lighting drift and sensor noise, in place.
     /// A cover's pattern: creases and blotches of 6 to 30 px (a sum of
     /// waves with the sequence's own directions and phases), anchored in the
     /// image, not on the face.
@@ -752,6 +751,7 @@ impl Generator {
         Ok(())
     }
 
+    /// Lighting drift and sensor noise, in place.
     fn sensor(&mut self, img: &mut Mat, t: f64) -> Result<(), SynthError> {
         let gain = 1.0 + self.cfg.light_drift * (std::f64::consts::TAU * t / 11.0 + self.phases[0]).sin();
         let bias = 6.0 * self.cfg.light_drift / 0.08 * (std::f64::consts::TAU * t / 17.0 + self.phases[3]).sin();
