@@ -339,16 +339,9 @@ fn generated_talking_with_no_raise_gives_no_action() {
     let mut minutes = 0.0;
     for (k, fps) in [30.0, 24.0, 15.0, 10.0, 7.5].into_iter().enumerate() {
         let cfg = SynthConfig::talking(101 + k as u64, 60.0, fps);
-        let tmp = tempfile::tempdir().expect("tempdir");
-        synth::write_sequence(asset(), &cfg, tmp.path()).expect("generate");
-        let seq = Sequence::load(tmp.path()).expect("labels");
+        let (seq, records) = generate_and_replay(&cfg);
         assert_eq!(seq.meta.extra.get("person").and_then(|p| p.as_str()), Some("generated talking"), "its own group in eval");
-        let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
-        let acted: Vec<(f64, Vec<Event>)> = records
-            .iter()
-            .filter(|r| r.events.iter().any(|e| e.is_click() || matches!(e, Event::BrowRaise | Event::LongBlink | Event::WinkLeft | Event::WinkRight | Event::Pause | Event::DragStart)))
-            .map(|r| (r.t_ms, r.events.clone()))
-            .collect();
+        let acted = actions(&records);
         assert!(acted.is_empty(), "talking at {fps} fps: {acted:?}");
         minutes += cfg.duration_s / 60.0;
         all.push(eval::score(&seq, &records, None));
@@ -367,15 +360,26 @@ fn generated_talking_with_no_raise_gives_no_action() {
 /// with 0.04, none.
 #[test]
 fn speech_lifts_in_head_turns_are_no_raise() {
-    let cfg = SynthConfig::talking(401, 90.0, 24.0);
-    let tmp = tempfile::tempdir().expect("tempdir");
-    synth::write_sequence(asset(), &cfg, tmp.path()).expect("generate");
-    let seq = Sequence::load(tmp.path()).expect("labels");
-    let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
-    let acted: Vec<(f64, Vec<Event>)> = records.iter().filter(|r| r.events.iter().any(|e| e.is_click() || gesture(*e) || matches!(e, Event::Pause | Event::DragStart))).map(|r| (r.t_ms, r.events.clone())).collect();
+    let (seq, records) = generate_and_replay(&SynthConfig::talking(401, 90.0, 24.0));
+    let acted = actions(&records);
     assert!(acted.is_empty(), "talking and turning: {acted:?}");
     let sum = eval::summarize(&[eval::score(&seq, &records, None)]);
     assert!(sum.blink_recall.unwrap_or(0.0) >= 0.9, "the blinks are still found: {:?}", sum.blink_recall);
+}
+
+/// A generated sequence, written and replayed as the app would: its labels and the trace.
+fn generate_and_replay(cfg: &SynthConfig) -> (Sequence, Vec<facemouse::trace::TraceRecord>) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    synth::write_sequence(asset(), cfg, tmp.path()).expect("generate");
+    let seq = Sequence::load(tmp.path()).expect("labels");
+    let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
+    (seq, records)
+}
+
+/// The frames on which anything acted (a click, a gesture a profile can
+/// bind, a pause, a drag), with their time and events.
+fn actions(records: &[facemouse::trace::TraceRecord]) -> Vec<(f64, Vec<Event>)> {
+    records.iter().filter(|r| r.events.iter().any(|e| e.is_click() || gesture(*e) || matches!(e, Event::Pause | Event::DragStart))).map(|r| (r.t_ms, r.events.clone())).collect()
 }
 
 /// Any gesture that a profile can bind to a command (a blink alone is none).
