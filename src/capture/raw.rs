@@ -181,6 +181,15 @@ mod tests {
         max
     }
 
+    /// The colour picture `to_bgr` makes of a kept frame of `bytes` (it must make one).
+    fn colour_of(format: RawFormat, bytes: &[u8], w: i32, h: i32) -> Mat {
+        let mut raw = RawImage::default();
+        raw.set(format, bytes, w, h);
+        let mut out = Mat::default();
+        assert!(to_bgr(&raw, &mut out).expect("bgr"), "{format:?}: a colour picture");
+        out
+    }
+
     fn yuyv_of(bgr: &Mat) -> Vec<u8> {
         // BT.601 studio range, as cameras send it (and OpenCV reads it).
         let mut out = Vec::new();
@@ -222,9 +231,7 @@ mod tests {
         opencv::core::absdiff(&gray, &old, &mut d).expect("diff");
         assert!(opencv::core::mean_def(&d).expect("mean")[0] <= 0.1);
         assert!(max_diff(&gray, &old) <= 8.0);
-        let raw = RawImage { format: Some(RawFormat::Mjpeg), bytes: bytes.clone(), width: w, height: h };
-        let mut bgr = Mat::default();
-        assert!(to_bgr(&raw, &mut bgr).expect("bgr"));
+        let bgr = colour_of(RawFormat::Mjpeg, &bytes, w, h);
         assert!(max_diff(&bgr, &colour) < 0.5);
         // A frame of another size, or a broken one, is refused.
         assert!(!to_gray(RawFormat::Mjpeg, &bytes, w * 2, h, &mut gray).expect("gray"));
@@ -266,9 +273,7 @@ mod tests {
         for (i, v) in gray.data_bytes().expect("bytes").iter().enumerate() {
             assert_eq!(*v, bytes[2 * i]);
         }
-        let raw = RawImage { format: Some(RawFormat::Yuyv), bytes: bytes.clone(), width: w, height: h };
-        let mut colour = Mat::default();
-        assert!(to_bgr(&raw, &mut colour).expect("bgr"));
+        let colour = colour_of(RawFormat::Yuyv, &bytes, w, h);
         // Back to colour through 4:2:2 and studio range: close to the picture.
         assert!(max_diff(&colour, &bgr) <= 40.0, "{}", max_diff(&colour, &bgr));
         assert!(!to_gray(RawFormat::Yuyv, &bytes[..bytes.len() - 1], w, h, &mut gray).expect("gray"));
@@ -290,9 +295,7 @@ mod tests {
         nv12.resize(nv12.len() * 3 / 2, 128);
         assert!(to_gray(RawFormat::Nv12, &nv12, w, h, &mut gray).expect("gray"));
         assert!(max_diff(&gray, &want) < 0.5);
-        let raw = RawImage { format: Some(RawFormat::Nv12), bytes: nv12, width: w, height: h };
-        let mut colour = Mat::default();
-        assert!(to_bgr(&raw, &mut colour).expect("bgr"));
+        let colour = colour_of(RawFormat::Nv12, &nv12, w, h);
         assert_eq!((colour.cols(), colour.rows(), colour.channels()), (w, h, 3));
     }
 }
