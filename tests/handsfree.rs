@@ -199,16 +199,25 @@ impl UserApp {
 fn our_window(x: &Xvfb, title: &str, limit: Duration) -> Option<(i32, i32, i32, i32)> {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {
-        if let Some(id) = xdotool(x, &["search", "--name", &format!("^{title}$")]).and_then(|s| s.lines().next().map(str::to_string)) {
-            let g = xdotool(x, &["getwindowgeometry", "--shell", &id]).unwrap_or_default();
-            let field = |k: &str| g.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.parse::<i32>().ok());
-            if let (Some(a), Some(b), Some(w), Some(h)) = (field("X="), field("Y="), field("WIDTH="), field("HEIGHT=")) {
-                return Some((a, b, w, h));
+        if let Some(id) = xdotool(x, &["search", "--name", &format!("^{title}$")]).and_then(|s| s.lines().next().and_then(|l| l.parse::<u32>().ok())) {
+            if let Some(area) = inner_area(x, id) {
+                return Some(area);
             }
         }
         std::thread::sleep(Duration::from_millis(200));
     }
     None
+}
+
+/// Where window `id`'s inner area is on the screen, asked of the X server
+/// (xdotool's `getwindowgeometry` counts the window manager's frame twice
+/// under openbox: 20 pixels too low for a titled window).
+fn inner_area(x: &Xvfb, id: u32) -> Option<(i32, i32, i32, i32)> {
+    let (conn, screen) = x11rb::connect(Some(&x.display)).ok()?;
+    let root = conn.setup().roots.get(screen)?.root;
+    let g = conn.get_geometry(id).ok()?.reply().ok()?;
+    let at = conn.translate_coordinates(id, root, 0, 0).ok()?.reply().ok()?;
+    Some((i32::from(at.dst_x), i32::from(at.dst_y), i32::from(g.width), i32::from(g.height)))
 }
 
 /// Where the menu's targets are: the real menu panel laid out in a window
