@@ -31,7 +31,7 @@ use super::ncc;
 use super::params::{
     EARLY_RETURN_SHARE, EARLY_TURN_MS,
     ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
-    EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_WINDOW_MS, OPEN_TAU_MS, WINK_CLOSED, WINK_OTHER_MAX,
+    EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_WINDOW_MS, EYE_REST_MIN_MS, OPEN_TAU_MS, WINK_CLOSED, WINK_OTHER_MAX,
 };
 use super::stats::{Ema, RobustWindow, alpha};
 use super::{VisionError, px};
@@ -181,6 +181,9 @@ pub struct EyeState {
     /// ... and a further departure from that: when it started and its deepest mean closure.
     held_dip: Option<(f64, f64)>,
     held_patch: [Mat; 2],
+    /// When the open looks' rest levels were first taught (since the looks
+    /// were taken).
+    rest_since: Option<f64>,
     patch: [Mat; 2],
     /// Where each eye looked most like its open look on the last frame (a
     /// held look starts from there).
@@ -497,7 +500,16 @@ impl EyeState {
                 continue;
             }
             self.departed[k] = None;
-            self.rest[k].push(t, seen.departure, EYE_WINDOW_MS);
+            // A look taken as the tracking started may be of eyes half shut
+            // (ZJU s09 starts in a blink): while it learns the open eyes,
+            // its departures fall, and those early levels would widen the
+            // rest's spread for the window's 4 s (s09: a span of 0.3, six
+            // times the usual, and none of her 4 blinks counted; now 2 do,
+            // a third late, the fourth being on the first frame). The rest
+            // level keeps at most the latter half of the looks' life.
+            let since = *self.rest_since.get_or_insert(t);
+            let window = (0.5 * (t - since)).clamp(EYE_REST_MIN_MS, EYE_WINDOW_MS);
+            self.rest[k].push(t, seen.departure, window);
             if look_too && let Some(look) = self.open[k].as_mut() {
                 look.learn(&self.patch[k], weight)?;
             }
@@ -1015,6 +1027,23 @@ mod tests {
             i += 1;
         }
         assert!(ev.is_empty(), "{ev:?}");
+    }
+
+    /// Tracking that starts in a blink (ZJU s09 does) takes the eyes' first
+    /// look nearly shut. While the look learns the open eyes, its departures
+    /// fall; those levels are not the eyes at rest, and a blink soon after
+    /// (0.4 s after the eyes are open) counts. Kept in the rest level for its
+    /// whole 4 s, they widened the span (here 0.94, the floor being 0.05)
+    /// and the blink did not count (on s09, none of 4 did).
+    #[test]
+    fn a_blink_soon_after_tracking_starts_in_a_blink_counts() {
+        let mut s = EyeState::default();
+        let ev = run(&mut s, 0.0, 1700.0, 33.3, |t| {
+            // Opening over the first 0.6 s; a blink at 1.0 s.
+            let lid = if t < 600.0 { 0.9 * (1.0 - t / 600.0) } else if (1000.0..1130.0).contains(&t) { 1.0 } else { 0.0 };
+            ([lid, lid], [0.0, 0.0])
+        });
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink], "{ev:?}");
     }
 
     #[test]

@@ -179,6 +179,9 @@ pub const OPEN_TAU_MS: f64 = 300.0;
 /// The rest level of the departure from the open look: its median and spread
 /// over this long of open frames, and how many frames it needs before deciding.
 pub const EYE_WINDOW_MS: f64 = 4000.0;
+/// ... but only the latter half of the time since the eyes' looks were
+/// taken, and never less than this.
+pub const EYE_REST_MIN_MS: f64 = 600.0;
 pub const EYE_MIN_SAMPLES: usize = 3;
 /// A blink starts when both eyes depart from their open look by more than the
 /// span: this many spreads of the rest level, never less than `EYE_MIN_SPAN` ...
