@@ -54,6 +54,19 @@ fn benches(c: &mut Criterion) {
         b.iter(|| ncc::search(&clip[21].gray, &tmpl, eye, 10, 8, &mut buf).expect("search"));
     });
 
+    // The correlation at the eye state's sizes, direct and through OpenCV's
+    // DFT (`ncc::search` takes the direct one up to `DIRECT_MAX_WORK`).
+    for (tw, th, r) in [(22, 12, 3), (48, 24, 5), (35, 23, 10)] {
+        let mut t = Mat::default();
+        assert!(ncc::extract(&clip[20].gray, eye, tw, th, &mut t).expect("extract"));
+        let mut w = Mat::default();
+        assert!(ncc::extract(&clip[21].gray, eye, tw + 2 * r, th + 2 * r, &mut w).expect("extract"));
+        c.bench_function(&format!("ncc_direct_{tw}x{th}_r{r}"), |b| b.iter(|| ncc::ncc_direct(&w, &t, &mut buf).expect("direct")));
+        c.bench_function(&format!("ncc_opencv_{tw}x{th}_r{r}"), |b| {
+            b.iter(|| opencv::imgproc::match_template_def(&w, &t, &mut buf, opencv::imgproc::TM_CCOEFF_NORMED).expect("opencv"));
+        });
+    }
+
     // The face detector: what the frame pays (a small copy for the detector's
     // thread), and the detector's own work on the whole frame and near the face.
     let gray = &clip[20].gray;

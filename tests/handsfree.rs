@@ -199,10 +199,8 @@ impl UserApp {
 fn our_window(x: &Xvfb, title: &str, limit: Duration) -> Option<(i32, i32, i32, i32)> {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {
-        if let Some(id) = xdotool(x, &["search", "--name", &format!("^{title}$")]).and_then(|s| s.lines().next().and_then(|l| l.parse::<u32>().ok())) {
-            if let Some(area) = inner_area(x, id) {
-                return Some(area);
-            }
+        if let Some(area) = xdotool(x, &["search", "--name", &format!("^{title}$")]).and_then(|s| s.lines().next().and_then(|l| l.parse::<u32>().ok())).and_then(|id| inner_area(x, id)) {
+            return Some(area);
         }
         std::thread::sleep(Duration::from_millis(200));
     }

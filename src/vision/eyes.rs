@@ -75,15 +75,15 @@ impl Look {
 /// How far the eye near `eye` departs from `look`: 1 − the correlation at
 /// the best alignment within `r` pixels. The patch of `size` that the look
 /// learns from is copied into `patch` towards where the eye looks most like
-/// the look, but never more than `r / 2` from the tracked point (so the look
-/// cannot slide away from it: learned at the best alignment alone, it
-/// followed the eye to the edge of its alignment and stayed there, 4 pixels
-/// off on a 320×240 face, where a step of the tracked point's rounding made
-/// a wink); for an eye that no longer looks like the look at all (shut),
-/// where the tracker puts it. Returns the departure and where the eye looks
-/// most like the look (or the tracked point, shut). `None` when the eye is
-/// off the image.
-fn departure(gray: &Mat, look: &Look, eye: Point, r: i32, tether: f64, size: (i32, i32), result: &mut Mat, patch: &mut Mat) -> Result<Option<(f64, Point)>, VisionError> {
+/// the look, but never more than `tether` from the tracked point (for the
+/// open look, half of `r`: learned at the best alignment alone, it followed
+/// the eye to the edge of its alignment and stayed there, 4 pixels off on a
+/// 320×240 face, where a step of the tracked point's rounding made a wink);
+/// for an eye that no longer looks like the look at all (shut), where the
+/// tracker puts it. Returns the departure and where the eye looks most like
+/// the look (or the tracked point, shut). `None` when the eye is off the
+/// image.
+fn departure(gray: &Mat, look: &Look, eye: Point, (r, tether): (i32, f64), size: (i32, i32), result: &mut Mat, patch: &mut Mat) -> Result<Option<(f64, Point)>, VisionError> {
     let Some(m) = ncc::search(gray, &look.tmpl, eye, r, r, result)? else {
         return Ok(None);
     };
@@ -451,7 +451,7 @@ impl EyeState {
         let mut seen = [Seen::default(); 2];
         for k in 0..2 {
             let Some(look) = &self.open[k] else { return Ok(None) };
-            let Some((departure, best)) = departure(gray, look, eyes[k], r, f64::from(r) / 2.0, self.size, &mut self.result, &mut self.patch[k])? else {
+            let Some((departure, best)) = departure(gray, look, eyes[k], (r, f64::from(r) / 2.0), self.size, &mut self.result, &mut self.patch[k])? else {
                 return Ok(None);
             };
             self.best[k] = best;
@@ -538,7 +538,7 @@ impl EyeState {
         let mut closure = [0.0; 2];
         for k in 0..2 {
             let Some(look) = &self.held[k] else { return Ok(HoldChange::None) };
-            let Some((d, _)) = departure(gray, look, eyes[k], r, f64::from(r), self.size, &mut self.result, &mut self.held_patch[k])? else {
+            let Some((d, _)) = departure(gray, look, eyes[k], (r, f64::from(r)), self.size, &mut self.result, &mut self.held_patch[k])? else {
                 return Ok(HoldChange::None);
             };
             closure[k] = self.closure(k, d);

@@ -7,6 +7,12 @@ use opencv::prelude::*;
 
 use crate::events::Point;
 
+/// Up to this many places × template pixels, [`search`] computes the
+/// correlation directly ([`ncc_direct`]); beyond, through OpenCV's DFT.
+/// Measured on the development machine (`cargo bench --bench pipeline --
+/// ncc_`): see `docs/performance.md`.
+const DIRECT_MAX_WORK: i64 = 150_000;
+
 /// The best match of a template in a window.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Match {
@@ -98,7 +104,12 @@ pub fn search(img: &Mat, tmpl: &Mat, c: Point, rx: i32, ry: i32, result: &mut Ma
     }
     let win = Rect::new(x0, y0, x1 - x0, y1 - y0);
     let view = Mat::roi(img, win)?;
-    imgproc::match_template_def(&view, tmpl, result, imgproc::TM_CCOEFF_NORMED)?;
+    let places = (win.width - tw + 1) * (win.height - th + 1);
+    if img.typ() == core::CV_8UC1 && tmpl.typ() == core::CV_8UC1 && i64::from(places) * i64::from(tw * th) <= DIRECT_MAX_WORK {
+        ncc_direct(&view, tmpl, result)?;
+    } else {
+        imgproc::match_template_def(&view, tmpl, result, imgproc::TM_CCOEFF_NORMED)?;
+    }
     let mut best = 0.0;
     let mut loc = core::Point::default();
     core::min_max_loc(result, None, Some(&mut best), None, Some(&mut loc), &core::no_array())?;
@@ -117,6 +128,88 @@ pub fn search(img: &Mat, tmpl: &Mat, c: Point, rx: i32, ry: i32, result: &mut Ma
     Ok(Some(Match { pos: [top_left[0] + f64::from(tw) / 2.0, top_left[1] + f64::from(th) / 2.0], score: best }))
 }
 
+/// `TM_CCOEFF_NORMED` of the 8-bit `tmpl` at every place in the 8-bit
+/// `view`, computed directly (sums over each place), into `result` (32-bit
+/// float, one row per place). OpenCV's `matchTemplate` goes through a DFT,
+/// which costs more than the sums for the small windows tracking searches.
+/// As OpenCV: a flat place (no spread of grey) scores 0, and a flat
+/// template 1 everywhere.
+///
+/// # Errors
+/// OpenCV failures.
+pub fn ncc_direct(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
+    let (tw, th) = (tmpl.cols(), tmpl.rows());
+    let (rw, rh) = (view.cols() - tw + 1, view.rows() - th + 1);
+    if rw <= 0 || rh <= 0 || tw <= 0 || th <= 0 {
+        return Err(opencv::Error::new(core::StsBadSize, "the template is larger than the window"));
+    }
+    if result.rows() != rh || result.cols() != rw || result.typ() != core::CV_32F {
+        *result = Mat::new_rows_cols_with_default(rh, rw, core::CV_32F, core::Scalar::all(0.0))?;
+    }
+    let tw_u = tw as usize;
+    let n = f64::from(tw * th);
+    let (mut st, mut stt) = (0u64, 0u64);
+    for y in 0..th {
+        for &v in &tmpl.at_row::<u8>(y)?[..tw_u] {
+            st += u64::from(v);
+            stt += u64::from(v) * u64::from(v);
+        }
+    }
+    let var_t = stt as f64 - (st as f64) * (st as f64) / n;
+    if var_t < f64::EPSILON {
+        // A flat template matches everywhere alike: OpenCV gives 1.
+        result.set_to_def(&core::Scalar::all(1.0))?;
+        return Ok(());
+    }
+    let rows: Vec<&[u8]> = (0..view.rows()).map(|y| view.at_row::<u8>(y)).collect::<Result<_, _>>()?;
+    let trows: Vec<&[u8]> = (0..th).map(|y| tmpl.at_row::<u8>(y).map(|r| &r[..tw_u])).collect::<Result<_, _>>()?;
+    // Sums of the window's grey and its square over every place, from
+    // integral images one wider and higher than the window.
+    let (vw, vh) = (view.cols() as usize + 1, view.rows() as usize + 1);
+    let mut sum = vec![0u64; vw * vh];
+    let mut sq = vec![0u64; vw * vh];
+    for (y, row) in rows.iter().enumerate() {
+        let (mut s1, mut s2) = (0u64, 0u64);
+        for (x, &v) in row[..vw - 1].iter().enumerate() {
+            s1 += u64::from(v);
+            s2 += u64::from(v) * u64::from(v);
+            sum[(y + 1) * vw + x + 1] = sum[y * vw + x + 1] + s1;
+            sq[(y + 1) * vw + x + 1] = sq[y * vw + x + 1] + s2;
+        }
+    }
+    let rect = |a: &[u64], x: usize, y: usize| a[(y + th as usize) * vw + x + tw_u] + a[y * vw + x] - a[y * vw + x + tw_u] - a[(y + th as usize) * vw + x];
+    let st = st as f64;
+    // The products in 16-bit lanes (pairs summed into 32 bits), which every
+    // x86-64 has (SSE2's pmaddwd).
+    let wide: Vec<i16> = rows.iter().flat_map(|r| r[..vw - 1].iter().map(|&v| i16::from(v))).collect();
+    let twide: Vec<i16> = trows.iter().flat_map(|r| r.iter().map(|&v| i16::from(v))).collect();
+    for (ry, y) in (0..rh).enumerate() {
+        let out = result.at_row_mut::<f32>(y)?;
+        for (rx, o) in out.iter_mut().enumerate() {
+            let mut sit = 0i32;
+            for (ty, trow) in twide.chunks_exact(tw_u).enumerate() {
+                let start = (ry + ty) * (vw - 1) + rx;
+                let irow = &wide[start..start + tw_u];
+                sit += irow.iter().zip(trow).map(|(&i, &t)| i32::from(i) * i32::from(t)).sum::<i32>();
+            }
+            let (si, sii) = (rect(&sum, rx, ry) as f64, rect(&sq, rx, ry) as f64);
+            // As OpenCV does: a place with next to no spread scores 0, and
+            // rounding past ±1 is ±1.
+            let var_i = (sii - si * si / n).max(0.0);
+            let cov = f64::from(sit) - si * st / n;
+            let den = if var_i <= (10.0 * f64::from(f32::EPSILON) * sii).min(0.5) { 0.0 } else { (var_i * var_t).sqrt() };
+            *o = if cov.abs() < den {
+                (cov / den) as f32
+            } else if cov.abs() < den * 1.125 {
+                cov.signum() as f32
+            } else {
+                0.0
+            };
+        }
+    }
+    Ok(())
+}
+
 /// Normalized correlation of two patches of the same size.
 ///
 /// # Errors
@@ -125,7 +218,11 @@ pub fn correlate(a: &Mat, b: &Mat, result: &mut Mat) -> Result<f64, opencv::Erro
     if a.cols() != b.cols() || a.rows() != b.rows() || a.empty() {
         return Ok(0.0);
     }
-    imgproc::match_template_def(a, b, result, imgproc::TM_CCOEFF_NORMED)?;
+    if a.typ() == core::CV_8UC1 && b.typ() == core::CV_8UC1 {
+        ncc_direct(a, b, result)?;
+    } else {
+        imgproc::match_template_def(a, b, result, imgproc::TM_CCOEFF_NORMED)?;
+    }
     let v = f64::from(*result.at_2d::<f32>(0, 0)?);
     Ok(if v.is_finite() { v } else { 0.0 })
 }
@@ -171,5 +268,40 @@ mod tests {
         assert!(!extract(&a, [2.0, 2.0], 24, 16, &mut Mat::default()).expect("extract"));
         let mut buf = Mat::default();
         assert!(search(&a, &t, [-100.0, -100.0], 5, 5, &mut buf).expect("search").is_none());
+    }
+
+    /// The direct correlation gives OpenCV's numbers, on a face-like blob,
+    /// on noise, and where the window or the template is flat.
+    #[test]
+    fn direct_and_opencv_agree() {
+        let blob = blob_image(80.0, 60.0);
+        let mut noise = Mat::new_rows_cols_with_default(120, 160, opencv::core::CV_8UC1, opencv::core::Scalar::all(0.0)).expect("mat");
+        let mut rng = crate::lab::synth::Rng::new(7);
+        for y in 0..120 {
+            for x in 0..160 {
+                // Flat on the left quarter, noise elsewhere.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let v = if x < 40 { 90 } else { rng.uniform(0.0, 255.0) as u8 };
+                *noise.at_2d_mut::<u8>(y, x).expect("px") = v;
+            }
+        }
+        for img in [&blob, &noise] {
+            for (c, (tw, th, r)) in [([80.0, 60.0], (22, 12, 3)), ([80.0, 60.0], (48, 24, 5)), ([30.0, 40.0], (24, 16, 4)), ([20.0, 60.0], (12, 8, 6)), ([80.0, 60.0], (35, 23, 10))] {
+                let mut t = Mat::default();
+                assert!(extract(img, c, tw, th, &mut t).expect("extract"));
+                let (x, y) = (c[0] as i32 - tw / 2 - r, c[1] as i32 - th / 2 - r);
+                let view = Mat::roi(img, Rect::new(x, y, tw + 2 * r, th + 2 * r)).expect("roi");
+                let (mut a, mut b) = (Mat::default(), Mat::default());
+                imgproc::match_template_def(&view, &t, &mut a, imgproc::TM_CCOEFF_NORMED).expect("opencv");
+                ncc_direct(&view, &t, &mut b).expect("direct");
+                assert_eq!((a.rows(), a.cols()), (b.rows(), b.cols()));
+                for yy in 0..a.rows() {
+                    for xx in 0..a.cols() {
+                        let (p, q) = (*a.at_2d::<f32>(yy, xx).expect("a"), *b.at_2d::<f32>(yy, xx).expect("b"));
+                        assert!((p - q).abs() < 1e-4, "{tw}x{th} at {c:?}, place ({xx}, {yy}): OpenCV {p}, direct {q}");
+                    }
+                }
+            }
+        }
     }
 }
