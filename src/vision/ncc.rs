@@ -146,57 +146,78 @@ pub fn ncc_direct(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat) -> Re
     if result.rows() != rh || result.cols() != rw || result.typ() != core::CV_32F {
         *result = Mat::new_rows_cols_with_default(rh, rw, core::CV_32F, core::Scalar::all(0.0))?;
     }
-    let tw_u = tw as usize;
-    let n = f64::from(tw * th);
-    let (mut st, mut stt) = (0u64, 0u64);
-    for y in 0..th {
-        for &v in &tmpl.at_row::<u8>(y)?[..tw_u] {
-            st += u64::from(v);
-            stt += u64::from(v) * u64::from(v);
-        }
+    DIRECT_SCRATCH.with_borrow_mut(|scratch| direct_into(view, tmpl, result, scratch))
+}
+
+/// The buffers of [`ncc_direct`], kept between calls (one set a thread).
+#[derive(Default)]
+struct DirectScratch {
+    /// The window's and the template's grey, in 16-bit lanes.
+    wide: Vec<i16>,
+    twide: Vec<i16>,
+    /// Integral images of the window's grey and its square, one wider and higher.
+    sum: Vec<u64>,
+    sq: Vec<u64>,
+}
+
+thread_local! {
+    static DIRECT_SCRATCH: std::cell::RefCell<DirectScratch> = std::cell::RefCell::new(DirectScratch::default());
+}
+
+fn direct_into(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat, scratch: &mut DirectScratch) -> Result<(), opencv::Error> {
+    let (tw, th) = (tmpl.cols() as usize, tmpl.rows() as usize);
+    let (cols, rows) = (view.cols() as usize, view.rows() as usize);
+    let DirectScratch { wide, twide, sum, sq } = scratch;
+    twide.clear();
+    for y in 0..tmpl.rows() {
+        twide.extend(tmpl.at_row::<u8>(y)?[..tw].iter().map(|&v| i16::from(v)));
     }
-    let var_t = stt as f64 - (st as f64) * (st as f64) / n;
+    let n = (tw * th) as f64;
+    let st: f64 = twide.iter().map(|&v| f64::from(v)).sum();
+    let stt: f64 = twide.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
+    let var_t = stt - st * st / n;
     if var_t < f64::EPSILON {
         // A flat template matches everywhere alike: OpenCV gives 1.
         result.set_to_def(&core::Scalar::all(1.0))?;
         return Ok(());
     }
-    let rows: Vec<&[u8]> = (0..view.rows()).map(|y| view.at_row::<u8>(y)).collect::<Result<_, _>>()?;
-    let trows: Vec<&[u8]> = (0..th).map(|y| tmpl.at_row::<u8>(y).map(|r| &r[..tw_u])).collect::<Result<_, _>>()?;
-    // Sums of the window's grey and its square over every place, from
-    // integral images one wider and higher than the window.
-    let (vw, vh) = (view.cols() as usize + 1, view.rows() as usize + 1);
-    let mut sum = vec![0u64; vw * vh];
-    let mut sq = vec![0u64; vw * vh];
-    for (y, row) in rows.iter().enumerate() {
+    wide.clear();
+    for y in 0..view.rows() {
+        wide.extend(view.at_row::<u8>(y)?[..cols].iter().map(|&v| i16::from(v)));
+    }
+    // Sums of the window's grey and its square over every place.
+    let vw = cols + 1;
+    sum.clear();
+    sum.resize(vw * (rows + 1), 0);
+    sq.clear();
+    sq.resize(vw * (rows + 1), 0);
+    for y in 0..rows {
         let (mut s1, mut s2) = (0u64, 0u64);
-        for (x, &v) in row[..vw - 1].iter().enumerate() {
+        for x in 0..cols {
+            let v = wide[y * cols + x].unsigned_abs();
             s1 += u64::from(v);
             s2 += u64::from(v) * u64::from(v);
             sum[(y + 1) * vw + x + 1] = sum[y * vw + x + 1] + s1;
             sq[(y + 1) * vw + x + 1] = sq[y * vw + x + 1] + s2;
         }
     }
-    let rect = |a: &[u64], x: usize, y: usize| a[(y + th as usize) * vw + x + tw_u] + a[y * vw + x] - a[y * vw + x + tw_u] - a[(y + th as usize) * vw + x];
-    let st = st as f64;
-    // The products in 16-bit lanes (pairs summed into 32 bits), which every
-    // x86-64 has (SSE2's pmaddwd).
-    let wide: Vec<i16> = rows.iter().flat_map(|r| r[..vw - 1].iter().map(|&v| i16::from(v))).collect();
-    let twide: Vec<i16> = trows.iter().flat_map(|r| r.iter().map(|&v| i16::from(v))).collect();
-    for (ry, y) in (0..rh).enumerate() {
+    let rect = |a: &[u64], x: usize, y: usize| a[(y + th) * vw + x + tw] + a[y * vw + x] - a[y * vw + x + tw] - a[(y + th) * vw + x];
+    for (ry, y) in (0..result.rows()).enumerate() {
         let out = result.at_row_mut::<f32>(y)?;
         for (rx, o) in out.iter_mut().enumerate() {
-            let mut sit = 0i32;
-            for (ty, trow) in twide.chunks_exact(tw_u).enumerate() {
-                let start = (ry + ty) * (vw - 1) + rx;
-                let irow = &wide[start..start + tw_u];
-                sit += irow.iter().zip(trow).map(|(&i, &t)| i32::from(i) * i32::from(t)).sum::<i32>();
+            // The products in 16-bit lanes, each row's sum in 32 bits (SSE2's
+            // pmaddwd, which every x86-64 has), the whole in 64.
+            let mut sit = 0i64;
+            for (ty, trow) in twide.chunks_exact(tw).enumerate() {
+                let start = (ry + ty) * cols + rx;
+                let irow = &wide[start..start + tw];
+                sit += i64::from(irow.iter().zip(trow).map(|(&i, &t)| i32::from(i) * i32::from(t)).sum::<i32>());
             }
-            let (si, sii) = (rect(&sum, rx, ry) as f64, rect(&sq, rx, ry) as f64);
+            let (si, sii) = (rect(sum, rx, ry) as f64, rect(sq, rx, ry) as f64);
             // As OpenCV does: a place with next to no spread scores 0, and
             // rounding past ±1 is ±1.
             let var_i = (sii - si * si / n).max(0.0);
-            let cov = f64::from(sit) - si * st / n;
+            let cov = sit as f64 - si * st / n;
             let den = if var_i <= (10.0 * f64::from(f32::EPSILON) * sii).min(0.5) { 0.0 } else { (var_i * var_t).sqrt() };
             *o = if cov.abs() < den {
                 (cov / den) as f32
@@ -218,7 +239,7 @@ pub fn correlate(a: &Mat, b: &Mat, result: &mut Mat) -> Result<f64, opencv::Erro
     if a.cols() != b.cols() || a.rows() != b.rows() || a.empty() {
         return Ok(0.0);
     }
-    if a.typ() == core::CV_8UC1 && b.typ() == core::CV_8UC1 {
+    if a.typ() == core::CV_8UC1 && b.typ() == core::CV_8UC1 && i64::from(a.cols() * a.rows()) <= DIRECT_MAX_WORK {
         ncc_direct(a, b, result)?;
     } else {
         imgproc::match_template_def(a, b, result, imgproc::TM_CCOEFF_NORMED)?;
