@@ -147,6 +147,9 @@ enum Command {
         /// The person wears black-framed glasses.
         #[arg(long)]
         glasses: bool,
+        /// With --talking: the person also smiles now and then (the cheeks push the lower lids up).
+        #[arg(long, requires = "talking")]
+        smiling: bool,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(long, default_value_t = 20.0)]
@@ -350,7 +353,7 @@ fn run() -> Result<()> {
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }
-        Some(Command::Synth { out, demo, talking, glasses, seed, seconds, fps }) => {
+        Some(Command::Synth { out, demo, talking, glasses, smiling, seed, seconds, fps }) => {
             let mut cfg = if demo {
                 SynthConfig::demo()
             } else if talking {
@@ -359,6 +362,9 @@ fn run() -> Result<()> {
                 SynthConfig::random(seed, seconds, fps)
             };
             cfg.glasses = glasses.then(facemouse::lab::synth::Glasses::black);
+            if smiling {
+                cfg.talk = Some(facemouse::lab::synth::Talk::smiling());
+            }
             let asset = FaceAsset::load(&synth::default_photo())?;
             let meta = synth::write_sequence(asset, &cfg, &out)?;
             say!(

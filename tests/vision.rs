@@ -367,6 +367,21 @@ fn speech_lifts_in_head_turns_are_no_raise() {
     assert!(sum.blink_recall.unwrap_or(0.0) >= 0.9, "the blinks are still found: {:?}", sum.blink_recall);
 }
 
+/// Smiles while talking (the cheeks push the lower lids up and narrow the
+/// eyes, for 1–4 s): no action, and the blinks are still found.
+#[test]
+fn smiles_while_talking_are_no_action() {
+    let mut cfg = SynthConfig::talking(603, 40.0, 15.0);
+    cfg.talk = Some(facemouse::lab::synth::Talk::smiling());
+    let (seq, records) = generate_and_replay(&cfg);
+    let smiles = seq.meta.extra.get("smiles").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    assert!(smiles >= 3, "the clip smiles: {smiles} smiles");
+    let acted = actions(&records);
+    assert!(acted.is_empty(), "talking and smiling: {acted:?}");
+    let sum = eval::summarize(&[eval::score(&seq, &records, None)]);
+    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.9, "the blinks are still found: {:?}", sum.blink_recall);
+}
+
 /// A generated sequence, written and replayed as the app would: its labels and the trace.
 fn generate_and_replay(cfg: &SynthConfig) -> (Sequence, Vec<facemouse::trace::TraceRecord>) {
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -100,3 +100,53 @@ pub fn draw_lid(img: &mut Mat, eye: Point, half_w: f64, half_h: f64, closure: f6
     }
     Ok(())
 }
+
+/// The lower lid of the eye at `eye` raised by `raise` (0 .. 1, a share of
+/// the eye's height), as the cheeks push it up in a smile: skin from the
+/// eye's lower edge up to that height, with a soft crease along its top.
+///
+/// # Errors
+/// OpenCV failures.
+pub fn draw_lower_lid(img: &mut Mat, eye: Point, half_w: f64, half_h: f64, raise: f64, skin: [f64; 3]) -> Result<(), opencv::Error> {
+    const CREASE: [f64; 3] = [90.0, 80.0, 85.0];
+    if raise <= 0.01 {
+        return Ok(());
+    }
+    let (cols, rows) = (img.cols(), img.rows());
+    #[allow(clippy::cast_possible_truncation)]
+    let (x0, x1, y0, y1) = (
+        (eye[0] - half_w - 1.0).floor() as i32,
+        (eye[0] + half_w + 1.0).ceil() as i32,
+        (eye[1] - half_h - 3.0).floor() as i32,
+        (eye[1] + half_h + 3.0).ceil() as i32,
+    );
+    for y in y0.max(0)..=y1.min(rows - 1) {
+        for x in x0.max(0)..=x1.min(cols - 1) {
+            let dx = (f64::from(x) - eye[0]) / half_w;
+            if dx.abs() >= 1.0 {
+                continue;
+            }
+            let h = half_h * (1.0 - dx * dx).sqrt();
+            let (top, bottom) = (eye[1] - h - 1.0, eye[1] + h + 1.0);
+            let lid = bottom - raise * (bottom - top);
+            let fy = f64::from(y);
+            let skin_a = (fy - lid + 0.5).clamp(0.0, 1.0) * (bottom - fy + 1.5).clamp(0.0, 1.0);
+            let crease_a = 0.5 * (1.0 - (fy - lid).abs() / 1.2).clamp(0.0, 1.0) * (raise * 2.0).min(1.0);
+            if skin_a <= 0.0 && crease_a <= 0.0 {
+                continue;
+            }
+            let px = img.at_2d_mut::<Vec3b>(y, x)?;
+            for c in 0..3 {
+                let mut v = f64::from(px[c]);
+                v = v * (1.0 - skin_a) + skin[c] * 0.97 * skin_a;
+                v = v * (1.0 - crease_a) + CREASE[c] * crease_a;
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                {
+                    px[c] = v.round().clamp(0.0, 255.0) as u8;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+

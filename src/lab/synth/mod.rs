@@ -75,6 +75,9 @@ pub struct Talk {
     /// Peak nod and look-down (pitch) and turn (yaw), degrees.
     pub nod_deg: f64,
     pub turn_deg: f64,
+    /// Peak smile: how far the lower lids rise, as a share of the eye's
+    /// height (the cheeks push them up and narrow the eyes); 0, no smiles.
+    pub smile: f64,
 }
 
 impl Talk {
@@ -82,7 +85,15 @@ impl Talk {
     /// nods of 12° and turns of 30°.
     #[must_use]
     pub fn lively() -> Self {
-        Self { mouth: 0.25, brow: 0.03, nod_deg: 12.0, turn_deg: 30.0 }
+        Self { mouth: 0.25, brow: 0.03, nod_deg: 12.0, turn_deg: 30.0, smile: 0.0 }
+    }
+
+    /// A lively speaker who also smiles now and then (about one smile in
+    /// 8 s, held 1–4 s), the lower lids rising by up to 0.45 of the eye's
+    /// height: the eyes narrow, and they are open (labelled so).
+    #[must_use]
+    pub fn smiling() -> Self {
+        Self { smile: 0.45, ..Self::lively() }
     }
 }
 
@@ -95,6 +106,8 @@ struct TalkState {
     /// Degrees, as the labels give them.
     pitch: f64,
     yaw: f64,
+    /// The lower lids' rise, as a share of the eye's height.
+    smile: f64,
 }
 
 /// The talking of a whole sequence, drawn once from its seed.
@@ -107,6 +120,8 @@ struct Speech {
     lifts: Vec<(f64, f64, f64)>,
     /// Nods and looks down: start (ms), peak (degrees, negative = down), length (ms).
     nods: Vec<(f64, f64, f64)>,
+    /// Smiles: start (ms), peak, length (ms).
+    smiles: Vec<(f64, f64, f64)>,
     turn_phase: [f64; 2],
 }
 
@@ -137,6 +152,17 @@ impl Speech {
                 s.nods.push((t - 300.0, -rng.uniform(0.5, 1.0) * k.nod_deg, rng.uniform(1000.0, 2200.0)));
             }
         }
+        if k.smile > 0.0 {
+            // Drawn from their own stream: the talking without smiles is
+            // the same sequence as before they existed.
+            let mut srng = Rng::new(seed ^ 0x53_11e5);
+            let mut t = srng.uniform(1000.0, 6000.0);
+            while t < duration_ms {
+                let len = srng.uniform(1000.0, 4000.0);
+                s.smiles.push((t, srng.uniform(0.5, 1.0) * k.smile, len));
+                t += len + srng.uniform(3000.0, 9000.0);
+            }
+        }
         s
     }
 
@@ -162,6 +188,12 @@ impl Speech {
             if (0.0..len).contains(&x) {
                 let shape = if len > 900.0 { ramp(x, 250.0) * (1.0 - ramp(x - (len - 250.0), 250.0)) } else { (std::f64::consts::PI * x / len).sin() };
                 st.pitch += amp * shape;
+            }
+        }
+        for &(start, amp, len) in &self.smiles {
+            let x = t_ms - start;
+            if (0.0..len).contains(&x) {
+                st.smile = st.smile.max(amp * ramp(x, 250.0) * (1.0 - ramp(x - (len - 300.0), 300.0)));
             }
         }
         let t = t_ms / 1000.0;
@@ -559,6 +591,10 @@ impl Generator {
         }
         face::draw_lid(&mut self.work, lm.le, lm.eye_half_w, lm.eye_half_h, st.close_left, lm.lid_skin_left)?;
         face::draw_lid(&mut self.work, lm.re, lm.eye_half_w, lm.eye_half_h, st.close_right, lm.lid_skin_right)?;
+        if talk.smile > 0.01 {
+            face::draw_lower_lid(&mut self.work, lm.le, lm.eye_half_w, lm.eye_half_h, talk.smile, lm.lid_skin_left)?;
+            face::draw_lower_lid(&mut self.work, lm.re, lm.eye_half_w, lm.eye_half_h, talk.smile, lm.lid_skin_right)?;
+        }
 
         let (dx, dy, roll, rel_scale) = self.motion(t_ms / 1000.0);
         let s = self.cfg.iod_px / lm.iod() * rel_scale;
@@ -868,6 +904,7 @@ pub fn make_meta(cfg: &SynthConfig, rows: &[LabelRow]) -> Meta {
     extra.insert("blinks".into(), serde_json::json!(blinks));
     extra.insert("brow_raises".into(), serde_json::json!(raises.len()));
     extra.insert("glasses".into(), serde_json::json!(cfg.glasses.is_some()));
+    extra.insert("smiles".into(), serde_json::json!(Speech::new(cfg.talk, cfg.seed, cfg.duration_s * 1000.0).smiles.len()));
     extra.insert("person".into(), serde_json::json!(if cfg.talk.is_some() { "generated talking" } else { "synthetic (astronaut photo)" }));
     Meta {
         source: "facemouse synth from assets/demo/astronaut.png (NASA portrait of Eileen Collins, via scikit-image)".into(),
@@ -918,6 +955,28 @@ mod tests {
             }
             assert!((px(&a, eye) - px(&b, eye)).abs() < 12.0, "the eye itself shows through");
         }
+    }
+
+    /// Smiles come from their own random stream: a talking sequence with
+    /// them has the same phrases, speech lifts and nods as without, and
+    /// its smiles narrow the eyes (the lower lids rise) while they last.
+    #[test]
+    fn smiles_leave_the_rest_of_the_talking_as_it_was() {
+        let plain = Speech::new(Some(Talk::lively()), 603, 40_000.0);
+        let smiling = Speech::new(Some(Talk::smiling()), 603, 40_000.0);
+        assert!(plain.smiles.is_empty());
+        assert!(smiling.smiles.len() >= 3, "{:?}", smiling.smiles);
+        assert_eq!((&plain.phrases, &plain.lifts, &plain.nods), (&smiling.phrases, &smiling.lifts, &smiling.nods));
+        let (start, amp, len) = smiling.smiles[0];
+        let mid = smiling.at(start + len / 2.0);
+        assert!((mid.smile - amp).abs() < 1e-9, "{mid:?}");
+        assert!(smiling.at(start - 1.0).smile.abs() < 1e-9);
+        // The lower lid: skin over the eye's lower part, the upper part untouched.
+        let mut img = Mat::new_rows_cols_with_default(40, 60, core::CV_8UC3, Scalar::all(250.0)).expect("mat");
+        face::draw_lower_lid(&mut img, [30.0, 20.0], 20.0, 8.0, 0.45, [120.0, 120.0, 120.0]).expect("lid");
+        let at = |y: i32| img.at_2d::<opencv::core::Vec3b>(y, 30).expect("px")[0];
+        assert!(at(26) < 150, "the lower part is skin: {}", at(26));
+        assert_eq!(at(14), 250, "the upper part is untouched");
     }
 
     #[test]
