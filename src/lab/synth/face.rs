@@ -61,44 +61,15 @@ pub fn draw_lid(img: &mut Mat, eye: Point, half_w: f64, half_h: f64, closure: f6
     if closure <= 0.01 {
         return Ok(());
     }
-    let (cols, rows) = (img.cols(), img.rows());
-    #[allow(clippy::cast_possible_truncation)]
-    let (x0, x1, y0, y1) = (
-        (eye[0] - half_w - 1.0).floor() as i32,
-        (eye[0] + half_w + 1.0).ceil() as i32,
-        (eye[1] - half_h - 3.0).floor() as i32,
-        (eye[1] + half_h + 3.0).ceil() as i32,
-    );
-    for y in y0.max(0)..=y1.min(rows - 1) {
-        for x in x0.max(0)..=x1.min(cols - 1) {
-            let dx = (f64::from(x) - eye[0]) / half_w;
-            if dx.abs() >= 1.0 {
-                continue;
-            }
-            let h = half_h * (1.0 - dx * dx).sqrt();
-            let top = eye[1] - h - 1.0;
-            let bottom = eye[1] + h;
-            let lid = top + closure * (bottom - top);
-            let fy = f64::from(y);
-            let skin_a = (lid - fy + 0.5).clamp(0.0, 1.0) * (fy - top + 1.5).clamp(0.0, 1.0);
-            let lash_a = if closure > 0.15 { (1.0 - (fy - lid).abs() / 1.3).clamp(0.0, 1.0) * (closure * 1.5).min(1.0) } else { 0.0 };
-            if skin_a <= 0.0 && lash_a <= 0.0 {
-                continue;
-            }
-            let shade = 0.95 - 0.13 * ((fy - top) / (bottom - top + 1e-6)).clamp(0.0, 1.0);
-            let px = img.at_2d_mut::<Vec3b>(y, x)?;
-            for c in 0..3 {
-                let mut v = f64::from(px[c]);
-                v = v * (1.0 - skin_a) + skin[c] * shade * skin_a;
-                v = v * (1.0 - lash_a) + LASH[c] * lash_a;
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                {
-                    px[c] = v.round().clamp(0.0, 255.0) as u8;
-                }
-            }
-        }
-    }
-    Ok(())
+    paint_eye(img, eye, half_w, half_h, |fy, h| {
+        let top = eye[1] - h - 1.0;
+        let bottom = eye[1] + h;
+        let lid = top + closure * (bottom - top);
+        let skin_a = (lid - fy + 0.5).clamp(0.0, 1.0) * (fy - top + 1.5).clamp(0.0, 1.0);
+        let lash_a = if closure > 0.15 { (1.0 - (fy - lid).abs() / 1.3).clamp(0.0, 1.0) * (closure * 1.5).min(1.0) } else { 0.0 };
+        let shade = 0.95 - 0.13 * ((fy - top) / (bottom - top + 1e-6)).clamp(0.0, 1.0);
+        [(skin.map(|c| c * shade), skin_a), (LASH, lash_a)]
+    })
 }
 
 /// The lower lid of the eye at `eye` raised by `raise` (0 .. 1, a share of
@@ -112,6 +83,20 @@ pub fn draw_lower_lid(img: &mut Mat, eye: Point, half_w: f64, half_h: f64, raise
     if raise <= 0.01 {
         return Ok(());
     }
+    paint_eye(img, eye, half_w, half_h, |fy, h| {
+        let (top, bottom) = (eye[1] - h - 1.0, eye[1] + h + 1.0);
+        let lid = bottom - raise * (bottom - top);
+        let skin_a = (fy - lid + 0.5).clamp(0.0, 1.0) * (bottom - fy + 1.5).clamp(0.0, 1.0);
+        let crease_a = 0.5 * (1.0 - (fy - lid).abs() / 1.2).clamp(0.0, 1.0) * (raise * 2.0).min(1.0);
+        [(skin.map(|c| c * 0.97), skin_a), (CREASE, crease_a)]
+    })
+}
+
+/// Paints two layers over the almond of the eye at `eye` (half its width
+/// and height): for each pixel row `fy` at a column where the almond is
+/// `h` high either side of its centre line, `layers(fy, h)` gives each
+/// layer's colour and opacity, the second over the first.
+fn paint_eye(img: &mut Mat, eye: Point, half_w: f64, half_h: f64, layers: impl Fn(f64, f64) -> [([f64; 3], f64); 2]) -> Result<(), opencv::Error> {
     let (cols, rows) = (img.cols(), img.rows());
     #[allow(clippy::cast_possible_truncation)]
     let (x0, x1, y0, y1) = (
@@ -127,19 +112,15 @@ pub fn draw_lower_lid(img: &mut Mat, eye: Point, half_w: f64, half_h: f64, raise
                 continue;
             }
             let h = half_h * (1.0 - dx * dx).sqrt();
-            let (top, bottom) = (eye[1] - h - 1.0, eye[1] + h + 1.0);
-            let lid = bottom - raise * (bottom - top);
-            let fy = f64::from(y);
-            let skin_a = (fy - lid + 0.5).clamp(0.0, 1.0) * (bottom - fy + 1.5).clamp(0.0, 1.0);
-            let crease_a = 0.5 * (1.0 - (fy - lid).abs() / 1.2).clamp(0.0, 1.0) * (raise * 2.0).min(1.0);
-            if skin_a <= 0.0 && crease_a <= 0.0 {
+            let [(under, under_a), (over, over_a)] = layers(f64::from(y), h);
+            if under_a <= 0.0 && over_a <= 0.0 {
                 continue;
             }
             let px = img.at_2d_mut::<Vec3b>(y, x)?;
             for c in 0..3 {
                 let mut v = f64::from(px[c]);
-                v = v * (1.0 - skin_a) + skin[c] * 0.97 * skin_a;
-                v = v * (1.0 - crease_a) + CREASE[c] * crease_a;
+                v = v * (1.0 - under_a) + under[c] * under_a;
+                v = v * (1.0 - over_a) + over[c] * over_a;
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 {
                     px[c] = v.round().clamp(0.0, 255.0) as u8;
