@@ -131,6 +131,7 @@ impl GenericEyes {
             // moves looks more like an open eye where it goes, and then the
             // one with the most of both likenesses.
             let first = self.mirror.score(gray, found[1], found[0])?;
+            let found_sides = [sides_brighter(gray, found[0], iod)?, sides_brighter(gray, found[1], iod)?];
             let mut best = (f64::midpoint(self.last_scores[0], self.last_scores[1]) + first, found, self.last_scores);
             for l in &candidates[0] {
                 for r in &candidates[1] {
@@ -143,8 +144,8 @@ impl GenericEyes {
                     // else two rims' edges, alike as a pair, take the place
                     // of an eye found right.
                     let mut more_eye_like = true;
-                    for (new, old) in [(l.pos, found[0]), (r.pos, found[1])] {
-                        if dist(new, old) > 0.5 && sides_brighter(gray, new, iod)? <= sides_brighter(gray, old, iod)? {
+                    for ((new, old), old_sides) in [(l.pos, found[0]), (r.pos, found[1])].into_iter().zip(found_sides) {
+                        if dist(new, old) > 0.5 && sides_brighter(gray, new, iod)? <= old_sides {
                             more_eye_like = false;
                         }
                     }
@@ -290,6 +291,4 @@ mod tests {
             }
         }
     }
-
-
 }
