@@ -89,8 +89,8 @@ pub fn reserve_edge(title: &'static str) {
                             if held >= HELD {
                                 return;
                             }
-                        } else if edge_strut(&conn, screen, p).is_some() {
-                            if let Err(e) = set_strut(&conn, screen, p) {
+                        } else if let Some(strut) = edge_strut(&conn, screen, p) {
+                            if let Err(e) = set_strut(&conn, p.0, &strut) {
                                 tracing::debug!("cannot reserve the edge of {title}: {e}");
                                 return;
                             }
@@ -159,16 +159,15 @@ fn edge_strut(conn: &x11rb::rust_connection::RustConnection, screen: usize, (_, 
     strut_for(r, i32::from(root.width_in_pixels), i32::from(root.height_in_pixels))
 }
 
+/// Sets `strut` on window `client`: both the partial and the plain EWMH property.
 #[cfg(target_os = "linux")]
-fn set_strut(conn: &x11rb::rust_connection::RustConnection, screen: usize, place: Place) -> Result<(), Box<dyn std::error::Error>> {
+fn set_strut(conn: &x11rb::rust_connection::RustConnection, client: u32, strut: &[u32; 12]) -> Result<(), Box<dyn std::error::Error>> {
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, PropMode};
     use x11rb::wrapper::ConnectionExt as _;
-    let Some(strut) = edge_strut(conn, screen, place) else { return Ok(()) };
-    let client = place.0;
     let partial = conn.intern_atom(false, b"_NET_WM_STRUT_PARTIAL")?.reply()?.atom;
     let plain = conn.intern_atom(false, b"_NET_WM_STRUT")?.reply()?.atom;
-    conn.change_property32(PropMode::REPLACE, client, partial, AtomEnum::CARDINAL, &strut)?;
+    conn.change_property32(PropMode::REPLACE, client, partial, AtomEnum::CARDINAL, strut)?;
     conn.change_property32(PropMode::REPLACE, client, plain, AtomEnum::CARDINAL, &strut[..4])?;
     conn.flush()?;
     Ok(())
