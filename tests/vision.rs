@@ -360,11 +360,7 @@ fn generated_talking_with_no_raise_gives_no_action() {
 /// with 0.04, none.
 #[test]
 fn speech_lifts_in_head_turns_are_no_raise() {
-    let (seq, records) = generate_and_replay(&SynthConfig::talking(401, 90.0, 24.0));
-    let acted = actions(&records);
-    assert!(acted.is_empty(), "talking and turning: {acted:?}");
-    let sum = eval::summarize(&[eval::score(&seq, &records, None)]);
-    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.9, "the blinks are still found: {:?}", sum.blink_recall);
+    let _ = no_action_and_blinks_found(&SynthConfig::talking(401, 90.0, 24.0), "talking and turning");
 }
 
 /// Smiles while talking (the cheeks push the lower lids up and narrow the
@@ -373,13 +369,20 @@ fn speech_lifts_in_head_turns_are_no_raise() {
 fn smiles_while_talking_are_no_action() {
     let mut cfg = SynthConfig::talking(603, 40.0, 15.0);
     cfg.talk = Some(facemouse::lab::synth::Talk::smiling());
-    let (seq, records) = generate_and_replay(&cfg);
+    let seq = no_action_and_blinks_found(&cfg, "talking and smiling");
     let smiles = seq.meta.extra.get("smiles").and_then(serde_json::Value::as_u64).unwrap_or(0);
     assert!(smiles >= 3, "the clip smiles: {smiles} smiles");
+}
+
+/// Generates `cfg` and replays it: nothing acts, and at least 90 % of its
+/// blinks are found (`what` names the case in a failure). Its labels.
+fn no_action_and_blinks_found(cfg: &SynthConfig, what: &str) -> Sequence {
+    let (seq, records) = generate_and_replay(cfg);
     let acted = actions(&records);
-    assert!(acted.is_empty(), "talking and smiling: {acted:?}");
+    assert!(acted.is_empty(), "{what}: {acted:?}");
     let sum = eval::summarize(&[eval::score(&seq, &records, None)]);
-    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.9, "the blinks are still found: {:?}", sum.blink_recall);
+    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.9, "{what}: the blinks are still found: {:?}", sum.blink_recall);
+    seq
 }
 
 /// A generated sequence, written and replayed as the app would: its labels and the trace.
