@@ -170,6 +170,9 @@ enum Command {
         /// Scale the frames by this (0.5 turns 640×480 into 320×240).
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
+        /// Move each frame as a talking, nodding head moves (shift, roll, size, turn), with this seed.
+        #[arg(long = "move", value_name = "SEED")]
+        motion: Option<u64>,
     },
 }
 
@@ -348,8 +351,9 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::Resample { sequence, out, every, scale }) => {
-            let meta = facemouse::lab::resample::resample(&sequence, &out, every, scale)?;
+        Some(Command::Resample { sequence, out, every, scale, motion }) => {
+            let motion = motion.map(facemouse::lab::resample::Motion::new);
+            let meta = facemouse::lab::resample::resample(&sequence, &out, every, scale, motion.as_ref())?;
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }

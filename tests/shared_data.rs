@@ -29,7 +29,7 @@ fn run(dir: &Path) -> (Sequence, Vec<facemouse::trace::TraceRecord>, eval::Score
 /// `run` on a copy of `dir` in `tmp/name` that keeps every `every`th frame at `scale` (`facemouse resample`).
 fn run_copy(tmp: &Path, dir: &Path, name: &str, every: usize, scale: f64) -> (Sequence, Vec<facemouse::trace::TraceRecord>, eval::Scores) {
     let out = tmp.join(name);
-    facemouse::lab::resample::resample(dir, &out, every, scale).expect("resample");
+    facemouse::lab::resample::resample(dir, &out, every, scale, None).expect("resample");
     run(&out)
 }
 

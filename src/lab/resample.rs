@@ -7,6 +7,12 @@
 //! is labelled closed or raised when any frame it stands for is, so a short
 //! blink between kept frames still counts: some such blinks are not visible
 //! in any kept frame, which makes the recall a pessimistic figure.
+//!
+//! With a [`Motion`], each frame is first moved as a talking, nodding head
+//! moves in the image: it shifts, rolls, comes closer and turns (a turn
+//! narrows the face sideways). The development clips are of people who sit
+//! still; the people the product meets do not. The eyes, blinks and
+//! expressions stay the real ones; the labelled points move with the frame.
 
 use std::path::{Path, PathBuf};
 
@@ -35,12 +41,80 @@ pub enum ResampleError {
     Output(#[from] crate::fs::OutputError),
 }
 
+/// Head motion over time, the same for a seed: each of its five parts (the
+/// shift sideways and up, the roll, the size, the turn) is a sum of three
+/// slow swings (0.1 to 0.8 Hz, as a head sways while its owner talks), and
+/// the shift up has nods on top (1.5 to 2.5 Hz, in bursts).
+#[derive(Debug, Clone)]
+pub struct Motion {
+    /// Per part: (amplitude share, frequency in Hz, phase) of each swing.
+    swings: [[(f64, f64, f64); 3]; 5],
+    /// Nods: frequency (Hz), and the burst envelope's frequency (Hz) and phase.
+    nod: (f64, f64, f64),
+}
+
+/// The largest excursion of each part: a shift of 6 % of the width and 5 %
+/// of the height, a roll of 8°, a size 10 % larger or smaller, a turn of 20°
+/// (the face narrows sideways as a turn narrows it; a turn's other signs,
+/// the nose moving aside, are not made).
+const MOTION_REACH: [f64; 5] = [0.06, 0.05, 8.0, 0.1, 20.0];
+/// A nod moves the face up and down by this share of the frame's height.
+const NOD_REACH: f64 = 0.02;
+
+impl Motion {
+    #[must_use]
+    pub fn new(seed: u64) -> Self {
+        let mut rng = crate::lab::synth::Rng::new(seed ^ 0x6d6f_7665);
+        let mut swings = [[(0.0, 0.0, 0.0); 3]; 5];
+        for part in &mut swings {
+            let weights = [rng.uniform(0.2, 1.0), rng.uniform(0.2, 1.0), rng.uniform(0.2, 1.0)];
+            let total: f64 = weights.iter().sum();
+            for (swing, w) in part.iter_mut().zip(weights) {
+                *swing = (w / total, rng.uniform(0.1, 0.8), rng.uniform(0.0, std::f64::consts::TAU));
+            }
+        }
+        let nod = (rng.uniform(1.5, 2.5), rng.uniform(0.05, 0.15), rng.uniform(0.0, std::f64::consts::TAU));
+        Self { swings, nod }
+    }
+
+    /// The part `k` at `t` seconds, in [-1, 1].
+    fn part(&self, k: usize, t: f64) -> f64 {
+        self.swings[k].iter().map(|(a, f, ph)| a * (std::f64::consts::TAU * f * t + ph).sin()).sum()
+    }
+
+    /// The affine map (2×3, pixels to pixels) of a `width`×`height` frame at `t_s` seconds.
+    #[must_use]
+    pub fn at(&self, t_s: f64, width: f64, height: f64) -> [[f64; 3]; 2] {
+        let tau = std::f64::consts::TAU;
+        // Nods come in bursts: only while the slow envelope is high.
+        let burst = ((tau * self.nod.1 * t_s + self.nod.2).sin() - 0.5).max(0.0) * 2.0;
+        let nod = burst * (tau * self.nod.0 * t_s).sin() * NOD_REACH * height;
+        let shift = [self.part(0, t_s) * MOTION_REACH[0] * width, self.part(1, t_s) * MOTION_REACH[1] * height + nod];
+        let roll = (self.part(2, t_s) * MOTION_REACH[2]).to_radians();
+        let size = 1.0 + self.part(3, t_s) * MOTION_REACH[3];
+        let turn = (self.part(4, t_s) * MOTION_REACH[4]).to_radians().cos();
+        let (c, s) = (roll.cos(), roll.sin());
+        // About the frame's centre: narrow sideways (the turn), scale, roll, shift.
+        let (sx, sy) = (size * turn, size);
+        let m = [[c * sx, -s * sy], [s * sx, c * sy]];
+        let centre = [width / 2.0, height / 2.0];
+        let tx = centre[0] + shift[0] - (m[0][0] * centre[0] + m[0][1] * centre[1]);
+        let ty = centre[1] + shift[1] - (m[1][0] * centre[0] + m[1][1] * centre[1]);
+        [[m[0][0], m[0][1], tx], [m[1][0], m[1][1], ty]]
+    }
+}
+
+fn apply(m: &[[f64; 3]; 2], p: crate::events::Point) -> crate::events::Point {
+    [m[0][0] * p[0] + m[0][1] * p[1] + m[0][2], m[1][0] * p[0] + m[1][1] * p[1] + m[1][2]]
+}
+
 /// Writes `src` kept every `every` frames and scaled by `scale` to `out`
-/// (`video.avi`, `labels.csv`, `meta.json`); returns the new metadata.
+/// (`video.avi`, `labels.csv`, `meta.json`), each frame moved by `motion`
+/// first if there is one; returns the new metadata.
 ///
 /// # Errors
 /// A sequence that cannot be read, or an output that cannot be written.
-pub fn resample(src: &Path, out: &Path, every: usize, scale: f64) -> Result<Meta, ResampleError> {
+pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option<&Motion>) -> Result<Meta, ResampleError> {
     if every == 0 || !(scale > 0.0 && scale <= 1.0) {
         return Err(ResampleError::Arguments { every, scale });
     }
@@ -54,17 +128,29 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64) -> Result<Meta
     let fps = seq.meta.fps / every as f64;
     let tmp = crate::fs::create_beside_keeping_extension(&path, "part").map_err(|e| werr(&path, e.to_string()))?;
     let mut kept = Vec::new();
+    let mut maps = Vec::new();
+    let (w0, h0) = (f64::from(seq.meta.width), f64::from(seq.meta.height));
     let written = (|| {
         let name = tmp.to_str().ok_or_else(|| werr(&path, "the path is not UTF-8".into()))?;
         let mut writer = VideoWriter::new_with_backend(name, videoio::CAP_FFMPEG, VideoWriter::fourcc('M', 'J', 'P', 'G')?, fps, size, true)?;
         if !writer.is_opened()? {
             return Err(werr(&path, "OpenCV's FFmpeg backend cannot write Motion-JPEG AVI here".into()));
         }
-        let (mut frame, mut small) = (Frame::empty(), Mat::default());
+        let (mut frame, mut small, mut moved) = (Frame::empty(), Mat::default(), Mat::default());
         let mut index = 0usize;
         while let ReadOutcome::Frame = video.read(&mut frame)? {
             if index.is_multiple_of(every) {
-                imgproc::resize(&frame.color, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+                let mut input = &frame.color;
+                if let Some(motion) = motion {
+                    let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
+                    let m = motion.at(t_s, w0, h0);
+                    let mat = Mat::from_slice_2d(&[m[0].to_vec(), m[1].to_vec()])?;
+                    let whole = Size::new(frame.color.cols(), frame.color.rows());
+                    imgproc::warp_affine(&frame.color, &mut moved, &mat, whole, imgproc::INTER_LINEAR, opencv::core::BORDER_REPLICATE, opencv::core::Scalar::default())?;
+                    input = &moved;
+                    maps.push(m);
+                }
+                imgproc::resize(input, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
                 writer.write(&small)?;
                 kept.push(index);
             }
@@ -83,7 +169,8 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64) -> Result<Meta
         .filter_map(|(k, &i)| {
             let span = seq.rows.get(i..(i + every).min(seq.rows.len()))?;
             let first = span.first()?;
-            let p = |q: Option<crate::events::Point>| q.map(|q| [q[0] * scale, q[1] * scale]);
+            let m = maps.get(k);
+            let p = |q: Option<crate::events::Point>| q.map(|q| m.map_or(q, |m| apply(m, q))).map(|q| [q[0] * scale, q[1] * scale]);
             Some(LabelRow {
                 frame: k as u64,
                 eyes_closed: span.iter().any(|r| r.eyes_closed),
@@ -94,6 +181,10 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64) -> Result<Meta
                 rb: p(first.rb),
                 nose: p(first.nose),
                 mid: p(first.mid),
+                // A moved frame's head pose is not the labelled one.
+                yaw: if m.is_some() { None } else { first.yaw },
+                pitch: if m.is_some() { None } else { first.pitch },
+                roll: if m.is_some() { None } else { first.roll },
                 ..first.clone()
             })
         })
@@ -114,7 +205,7 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64) -> Result<Meta
     meta.frames = rows.len() as u64;
     meta.width = width;
     meta.height = height;
-    meta.extra.insert("resampled_from".into(), serde_json::json!({ "sequence": src.display().to_string(), "every": every, "scale": scale }));
+    meta.extra.insert("resampled_from".into(), serde_json::json!({ "sequence": src.display().to_string(), "every": every, "scale": scale, "moved": motion.is_some() }));
     crate::profile::write_atomic(&csv, &labels::to_csv(&rows)).map_err(|e| werr(&csv, e.to_string()))?;
     let text = serde_json::to_string_pretty(&meta).map_err(|e| werr(&mj, e.to_string()))?;
     crate::profile::write_atomic(&mj, &(text + "\n")).map_err(|e| werr(&mj, e.to_string()))?;
@@ -141,7 +232,7 @@ mod tests {
         cfg.height = 240;
         cfg.iod_px = 40.0;
         synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, &src).expect("generate");
-        let meta = resample(&src, &out, 3, 0.5).expect("resample");
+        let meta = resample(&src, &out, 3, 0.5, None).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("resampled"));
         assert_eq!(b.rows.len(), a.rows.len().div_ceil(3));
         assert_eq!((meta.width, meta.height), (160, 120));
@@ -155,6 +246,50 @@ mod tests {
         let (ra, rb) = (&a.rows[9], &b.rows[3]);
         let (le_a, le_b) = (ra.le.expect("eye"), rb.le.expect("eye"));
         assert!((le_a[0] * 0.5 - le_b[0]).abs() < 0.01 && (ra.t_ms - rb.t_ms).abs() < 0.1);
-        assert!(resample(&src, &out, 0, 0.5).is_err() && resample(&src, &out, 2, 1.5).is_err());
+        assert!(resample(&src, &out, 0, 0.5, None).is_err() && resample(&src, &out, 2, 1.5, None).is_err());
+    }
+
+    #[test]
+    fn moved_frames_keep_their_labels_on_the_eyes() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
+        let mut cfg = SynthConfig::random(9, 4.0, 30.0);
+        cfg.width = 320;
+        cfg.height = 240;
+        cfg.iod_px = 50.0;
+        cfg.script.clear();
+        synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, &src).expect("generate");
+        let motion = Motion::new(3);
+        resample(&src, &out, 1, 1.0, Some(&motion)).expect("resample");
+        let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("moved"));
+        assert_eq!(a.rows.len(), b.rows.len());
+        let frames = |s: &Sequence| {
+            let mut video = VideoFileSource::open(&s.video()).expect("video");
+            let (mut frame, mut all) = (Frame::empty(), Vec::new());
+            while let ReadOutcome::Frame = video.read(&mut frame).expect("read") {
+                all.push(frame.gray.clone());
+            }
+            all
+        };
+        let (fa, fb) = (frames(&a), frames(&b));
+        let (mut moved_most, mut worst) = (0.0f64, f64::INFINITY);
+        let (mut patch_a, mut patch_b, mut result) = (Mat::default(), Mat::default(), Mat::default());
+        for k in (0..a.rows.len()).step_by(10) {
+            let (ra, rb) = (&a.rows[k], &b.rows[k]);
+            for (pa, pb) in [(ra.le, rb.le), (ra.re, rb.re)] {
+                let (pa, pb) = (pa.expect("eye"), pb.expect("eye"));
+                moved_most = moved_most.max(crate::events::dist(pa, pb));
+                // The labelled eye of the moved frame looks like the one of the source frame.
+                assert!(crate::vision::ncc::extract(&fa[k], pa, 20, 12, &mut patch_a).expect("patch"));
+                assert!(crate::vision::ncc::extract(&fb[k], pb, 20, 12, &mut patch_b).expect("patch"));
+                worst = worst.min(crate::vision::ncc::correlate(&patch_a, &patch_b, &mut result).expect("ncc"));
+            }
+            assert!(rb.yaw.is_none() && rb.roll.is_none(), "a moved frame has no labelled pose");
+        }
+        assert!(moved_most > 8.0, "the head moved only {moved_most:.1} px");
+        assert!(worst > 0.8, "a labelled eye is off the moved eye: correlation {worst:.2}");
+        // The same seed, the same motion; another seed, another.
+        assert_eq!(Motion::new(3).at(1.3, 320.0, 240.0), motion.at(1.3, 320.0, 240.0));
+        assert_ne!(Motion::new(4).at(1.3, 320.0, 240.0), motion.at(1.3, 320.0, 240.0));
     }
 }
