@@ -16,7 +16,7 @@ use opencv::imgcodecs;
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use super::params::{EYE_FIND_REACH, GENERIC_EYE};
+use super::params::{EYE_FIND_REACH, FACE_IOD_RATIO, GENERIC_EYE, GENERIC_EYE_FLOOR};
 use super::{VisionError, ncc, px};
 use crate::events::{Point, dist};
 use crate::face_model::ASTRONAUT_LANDMARKS;
@@ -26,7 +26,8 @@ pub struct GenericEyes {
     /// The subject's left and right eye regions at the portrait's resolution,
     /// each `GENERIC_EYE` eye distances (plus a margin) around the eye centre.
     eyes: Option<[Mat; 2]>,
-    tmpl: Mat,
+    /// The generic eye of each side, scaled to the face of the last `find`.
+    tmpl: [Mat; 2],
     result: Mat,
     tmpl_result: Mat,
     mirror: super::blinklink::Mirror,
@@ -67,7 +68,7 @@ impl GenericEyes {
         if eyes.is_none() {
             tracing::warn!("cannot read the generic eyes in {} (reinstall Facemouse); eyes are placed at the darkest blobs instead", path.display());
         }
-        Self { eyes, tmpl: Mat::default(), result: Mat::default(), tmpl_result: Mat::default(), mirror: super::blinklink::Mirror::default(), last_scores: [1.0; 2] }
+        Self { eyes, tmpl: [Mat::default(), Mat::default()], result: Mat::default(), tmpl_result: Mat::default(), mirror: super::blinklink::Mirror::default(), last_scores: [1.0; 2] }
     }
 
     /// Whether the generic eyes are loaded.
@@ -98,19 +99,19 @@ impl GenericEyes {
         let mut found = [le, re];
         self.last_scores = [-1.0; 2];
         let mut candidates: [Vec<ncc::Match>; 2] = [Vec::new(), Vec::new()];
-        for (((cut, at), score), cands) in eyes.iter().zip(&mut found).zip(&mut self.last_scores).zip(&mut candidates) {
+        for ((((cut, at), score), cands), tmpl) in eyes.iter().zip(&mut found).zip(&mut self.last_scores).zip(&mut candidates).zip(&mut self.tmpl) {
             let size = Size::new((f64::from(cut.cols()) * s).round() as i32, (f64::from(cut.rows()) * s).round() as i32);
             let mut scaled = Mat::default();
             imgproc::resize(cut, &mut scaled, size, 0.0, 0.0, imgproc::INTER_AREA)?;
             let centre = [f64::from(size.width) / 2.0, f64::from(size.height) / 2.0];
-            if ncc::extract(&scaled, centre, w, h, &mut self.tmpl)?
-                && let Some(m) = ncc::search(gray, &self.tmpl, *at, reach, reach, &mut self.result)?
+            if ncc::extract(&scaled, centre, w, h, tmpl)?
+                && let Some(m) = ncc::search(gray, tmpl, *at, reach, reach, &mut self.result)?
             {
                 // Other places nearly as like an eye (a glasses rim's edge
                 // above the eye), each refined as the best was.
                 for p in peaks(&self.result, m.score - PEAK_MARGIN, MIN_PEAK_SEPARATION * iod, MAX_PEAKS) {
                     let at_peak = [m.pos[0] + p[0], m.pos[1] + p[1]];
-                    if let Some(other) = ncc::search(gray, &self.tmpl, at_peak, 1, 1, &mut self.tmpl_result)?
+                    if let Some(other) = ncc::search(gray, tmpl, at_peak, 1, 1, &mut self.tmpl_result)?
                         && dist(other.pos, m.pos) >= MIN_PEAK_SEPARATION * iod
                     {
                         cands.push(other);
@@ -161,6 +162,50 @@ impl GenericEyes {
             }
             (found, self.last_scores) = (best.1, best.2);
         }
+        // The eye line checked against the detector's: its eye points are
+        // each about a tenth of the eye distance off, but both the same way
+        // (they come from one box). One eye found well above or below where
+        // the detector's line puts it is on a glasses rim or a brow (the
+        // smaller, moving copies of p1 and zju-s09: 0.23 to 0.31 eye
+        // distances; every pair found right but one: at most 0.14). Then the
+        // pair is taken from the other places either eye was like an eye, and
+        // from each eye looked for again where the line through the other
+        // puts it, if one such pair has both eyes like an eye.
+        let lean = |l: Point, r: Point| ((l[1] - r[1]) - (le[1] - re[1])) / iod;
+        tracing::trace!("locate: the pair leans {:.3} from the detector's line", lean(found[0], found[1]));
+        if lean(found[0], found[1]).abs() > MAX_LEAN {
+            let line = [le[0] - re[0], le[1] - re[1]];
+            let near = px(EYE_FIND_REACH / 2.0 * iod);
+            if let Some(l) = ncc::search(gray, &self.tmpl[0], [found[1][0] + line[0], found[1][1] + line[1]], near, near, &mut self.tmpl_result)? {
+                candidates[0].push(l);
+            }
+            if let Some(r) = ncc::search(gray, &self.tmpl[1], [found[0][0] - line[0], found[0][1] - line[1]], near, near, &mut self.tmpl_result)? {
+                candidates[1].push(r);
+            }
+            // ... and only by a pair at least as alike and as eye-like as it
+            // (where the head rolls, the detector's line stays nearer level
+            // than the eyes: a pair found right leans, and stays).
+            let leaning = f64::midpoint(self.last_scores[0], self.last_scores[1]) + self.mirror.score(gray, found[1], found[0])?;
+            let mut best: Option<(f64, [ncc::Match; 2])> = None;
+            for l in &candidates[0] {
+                for r in &candidates[1] {
+                    // Each eye of it as like an eye as a pair must be (a brow or a rim's lower edge is not).
+                    let level = lean(l.pos, r.pos).abs() <= MAX_LEAN && l.score.min(r.score) >= GENERIC_EYE_FLOOR;
+                    if !level || !(FACE_IOD_RATIO.0..=FACE_IOD_RATIO.1).contains(&(dist(l.pos, r.pos) / iod)) {
+                        continue;
+                    }
+                    let value = f64::midpoint(l.score, r.score) + self.mirror.score(gray, r.pos, l.pos)?;
+                    tracing::trace!("locate: level pair {:?} {:?} generic {:.2} {:.2} value {value:.2}", l.pos, r.pos, l.score, r.score);
+                    if value > leaning && best.is_none_or(|(b, _)| value > b) {
+                        best = Some((value, [*l, *r]));
+                    }
+                }
+            }
+            if let Some((_, [l, r])) = best {
+                found = [l.pos, r.pos];
+                self.last_scores = [l.score, r.score];
+            }
+        }
         Ok((found[0], found[1]))
     }
 }
@@ -176,6 +221,9 @@ const MAX_PEAKS: usize = 2;
 /// clips another pair gained at most 0.11 (zju-s12, whose best pair was
 /// right, and zju-s09); a pair with one eye on a rim's edge, 0.3 to 0.7.
 const MIRROR_GAIN: f64 = 0.2;
+/// A pair whose eye line leans from the detector's by more than this (the
+/// difference of the eyes' heights, in eye distances) has an eye off it.
+const MAX_LEAN: f64 = 0.18;
 
 /// How much brighter the sides of an eye at `c` are than its middle, on
 /// the rows through it (`iod` the eye distance): an open eye's iris lies
