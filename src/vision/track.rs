@@ -291,8 +291,10 @@ impl Vision {
         let (e, up) = axes(tr.right.eye, tr.left.eye);
         let mut lift_sum = 0.0;
         let mut skull_sum = 0.0;
+        let mut tracked_sum = Some(0.0);
         let mut lift_n = 0;
-        for side in [&mut tr.left, &mut tr.right] {
+        let closures = [self.eyes.last_closure.0, self.eyes.last_closure.1];
+        for (side, closure) in [&mut tr.left, &mut tr.right].into_iter().zip(closures) {
             let guess = [
                 side.eye[0] + now_iod * (side.brow_offset.0 * e[0] + side.brow_offset.1 * up[0]),
                 side.eye[1] + now_iod * (side.brow_offset.0 * e[1] + side.brow_offset.1 * up[1]),
@@ -306,12 +308,19 @@ impl Vision {
                     let rel = sub(side.brow, add(tr.feature, side.eye_offset));
                     lift_sum += dot(rel, up) / brow_scale;
                     skull_sum += dot(sub(side.brow, tr.feature), up) / brow_scale;
+                    // And from the eye where it is tracked, while it is open and seen.
+                    let open = side.eye_score >= POSITION_FLOOR && closure < EYE_REARM;
+                    tracked_sum = tracked_sum.filter(|_| open).map(|sum| sum + dot(sub(side.brow, side.eye), up) / brow_scale);
                     lift_n += 1;
                 }
                 _ => side.brow = guess,
             }
         }
-        let brow_dist = (reliable && lift_n == 2).then(|| brows::BrowHeight { from_eye: lift_sum / 2.0, from_feature: skull_sum / 2.0 });
+        let brow_dist = (reliable && lift_n == 2).then(|| brows::BrowHeight {
+            from_eye: lift_sum / 2.0,
+            from_feature: skull_sum / 2.0,
+            from_tracked_eye: tracked_sum.map(|sum| sum / 2.0),
+        });
         let brow_timing = brows::BrowTiming {
             on: self.settings.brow_on,
             off: self.settings.brow_off,
