@@ -212,6 +212,17 @@ impl EyeState {
         self.candidate.as_ref().is_some_and(|c| t_ms - c.start > BLINK_MAX_MS)
     }
 
+    /// Whether the open looks had been watched for `EYE_REST_MIN_MS` at
+    /// `t_ms`: only then may a closure or a wink that begins be a command
+    /// (a long blink, a wink). Looks taken as tracking restarts may be of
+    /// closing eyes (zju-s06 with head motion: the track was lost and taken
+    /// again in a blink), and the open eyes then depart from them as far as
+    /// closed eyes would: on their third frame such a "closure" began, held
+    /// 0.7 s and was a right click.
+    fn settled(&self, t_ms: f64) -> bool {
+        self.rest_since.is_some_and(|since| t_ms - since >= EYE_REST_MIN_MS)
+    }
+
     /// Whether enough of the person's blinks have been seen to know how deep their closed eyes go.
     #[must_use]
     pub fn knows_closed_eyes(&self) -> bool {
@@ -343,7 +354,7 @@ impl EyeState {
                     // look that ended in a blink (a look far up departs half
                     // as much as closed eyes, and its blink twice as much).
                     let held = t_ms - c.deep_since >= timing.long_blink_ms;
-                    if held && dur <= LONG_BLINK_MAX_MS && closed_like && c.seen_shut {
+                    if held && dur <= LONG_BLINK_MAX_MS && closed_like && c.seen_shut && self.settled(c.start) {
                         events.push(Event::LongBlink);
                         self.pending = None;
                     } else if c.announced {
@@ -641,7 +652,7 @@ impl EyeState {
         };
         self.wink = match (side, self.wink) {
             (Some(s), Some((w, since, sent))) if s == w => {
-                if !sent && t_ms - since >= timing.wink_min_ms {
+                if !sent && t_ms - since >= timing.wink_min_ms && self.settled(since) {
                     events.push(if s == 0 { Event::WinkLeft } else { Event::WinkRight });
                     Some((s, since, true))
                 } else {
