@@ -101,14 +101,19 @@ impl BrowSwitch {
         };
         let d = h.from_eye;
         let warm = self.rest.covered_ms() >= BROW_WARMUP_MS;
-        let mut lift = if warm { d - self.rest.median() } else { 0.0 };
-        if let Some(tracked) = h.from_tracked_eye
-            && self.tracked_rest.covered_ms() >= BROW_WARMUP_MS
-        {
-            lift = lift.min(tracked - self.tracked_rest.median());
-        }
+        let steady_lift = if warm { d - self.rest.median() } else { 0.0 };
+        let lift = match h.from_tracked_eye {
+            Some(tracked) if self.tracked_rest.covered_ms() >= BROW_WARMUP_MS => steady_lift.min(tracked - self.tracked_rest.median()),
+            _ => steady_lift,
+        };
         let skull_lift = if warm { h.from_feature - self.skull_rest.median() } else { 0.0 };
-        self.last_lift = lift;
+        // What the pointer holds still for (a lift under way may be a raise
+        // coming) is the lift above the steady place, as before: it also
+        // rises with the lids in a blink, and holds the pointer through the
+        // blink's last frames (a generated blink moved the point between
+        // the eyes 35 px on the screen as the lids opened, and a dwell
+        // that had fired began again: a second click where the user rested).
+        self.last_lift = steady_lift;
         // Soon enough after the brows were last at rest for a raise to start.
         let from_rest = self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS);
         self.leaving = warm && self.raised_at.is_none() && (timing.off..timing.on).contains(&lift) && from_rest;
