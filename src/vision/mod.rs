@@ -115,6 +115,8 @@ pub struct Vision {
     patch: Mat,
     small: Mat,
     small_tmpl: Mat,
+    /// A 2×3 affine map (the feature matched upright).
+    warp: Mat,
 }
 
 impl Default for Vision {
@@ -188,6 +190,7 @@ impl Vision {
             last_blink: None,
             result: Mat::default(),
             patch: Mat::default(),
+            warp: Mat::default(),
             small: Mat::default(),
             small_tmpl: Mat::default(),
         }
