@@ -223,15 +223,21 @@ mod tests {
     use super::*;
     use crate::lab::synth::{self, FaceAsset, SynthConfig};
 
+    /// A generated 320×240 sequence in `src` (its script cleared unless `script`).
+    fn generated(src: &Path, seed: u64, seconds: f64, iod_px: f64, script: bool) {
+        let mut cfg = SynthConfig::random(seed, seconds, 30.0);
+        (cfg.width, cfg.height, cfg.iod_px) = (320, 240, iod_px);
+        if !script {
+            cfg.script.clear();
+        }
+        synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, src).expect("generate");
+    }
+
     #[test]
     fn resampling_keeps_every_nth_frame_and_every_blink() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
-        let mut cfg = SynthConfig::random(5, 6.0, 30.0);
-        cfg.width = 320;
-        cfg.height = 240;
-        cfg.iod_px = 40.0;
-        synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, &src).expect("generate");
+        generated(&src, 5, 6.0, 40.0, true);
         let meta = resample(&src, &out, 3, 0.5, None).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("resampled"));
         assert_eq!(b.rows.len(), a.rows.len().div_ceil(3));
@@ -253,12 +259,7 @@ mod tests {
     fn moved_frames_keep_their_labels_on_the_eyes() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
-        let mut cfg = SynthConfig::random(9, 4.0, 30.0);
-        cfg.width = 320;
-        cfg.height = 240;
-        cfg.iod_px = 50.0;
-        cfg.script.clear();
-        synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, &src).expect("generate");
+        generated(&src, 9, 4.0, 50.0, false);
         let motion = Motion::new(3);
         resample(&src, &out, 1, 1.0, Some(&motion)).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("moved"));
