@@ -87,39 +87,32 @@ impl GenericEyes {
     /// OpenCV failures.
     pub fn find(&mut self, gray: &Mat, le: Point, re: Point) -> Result<(Point, Point), VisionError> {
         let iod = dist(le, re);
-        let Some(eyes) = &self.eyes else {
+        if self.eyes.is_none() {
             return Ok(super::blinklink::refine_eye_pair(gray, le, re, iod)?);
-        };
-        let photo_iod = ASTRONAUT_LANDMARKS.iod();
+        }
         let reach = px(EYE_FIND_REACH * iod);
         // Each eye where its generic eye, scaled to this face, correlates best
         // (where it does not fit in the image, the detector's point).
-        let s = iod / photo_iod;
-        let (w, h) = (px(GENERIC_EYE.0 * iod), px(GENERIC_EYE.1 * iod));
         let mut found = [le, re];
         self.last_scores = [-1.0; 2];
         let mut candidates: [Vec<ncc::Match>; 2] = [Vec::new(), Vec::new()];
-        for ((((cut, at), score), cands), tmpl) in eyes.iter().zip(&mut found).zip(&mut self.last_scores).zip(&mut candidates).zip(&mut self.tmpl) {
-            let size = Size::new((f64::from(cut.cols()) * s).round() as i32, (f64::from(cut.rows()) * s).round() as i32);
-            let mut scaled = Mat::default();
-            imgproc::resize(cut, &mut scaled, size, 0.0, 0.0, imgproc::INTER_AREA)?;
-            let centre = [f64::from(size.width) / 2.0, f64::from(size.height) / 2.0];
-            if ncc::extract(&scaled, centre, w, h, tmpl)?
-                && let Some(m) = ncc::search(gray, tmpl, *at, reach, reach, &mut self.result)?
+        for k in 0..2 {
+            if self.scaled_template(k, iod)?
+                && let Some(m) = ncc::search(gray, &self.tmpl[k], found[k], reach, reach, &mut self.result)?
             {
                 // Other places nearly as like an eye (a glasses rim's edge
                 // above the eye), each refined as the best was.
                 for p in peaks(&self.result, m.score - PEAK_MARGIN, MIN_PEAK_SEPARATION * iod, MAX_PEAKS) {
                     let at_peak = [m.pos[0] + p[0], m.pos[1] + p[1]];
-                    if let Some(other) = ncc::search(gray, tmpl, at_peak, 1, 1, &mut self.tmpl_result)?
+                    if let Some(other) = ncc::search(gray, &self.tmpl[k], at_peak, 1, 1, &mut self.tmpl_result)?
                         && dist(other.pos, m.pos) >= MIN_PEAK_SEPARATION * iod
                     {
-                        cands.push(other);
+                        candidates[k].push(other);
                     }
                 }
-                cands.insert(0, m);
-                *at = m.pos;
-                *score = m.score;
+                candidates[k].insert(0, m);
+                found[k] = m.pos;
+                self.last_scores[k] = m.score;
             }
         }
         if candidates.iter().any(|c| c.len() > 1) {
@@ -207,6 +200,33 @@ impl GenericEyes {
             }
         }
         Ok((found[0], found[1]))
+    }
+
+    /// The generic eye of side `k` (0: the subject's left), scaled to a face
+    /// of eye distance `iod`, into `tmpl[k]`; false without the portrait or
+    /// where it does not fit.
+    fn scaled_template(&mut self, k: usize, iod: f64) -> Result<bool, opencv::Error> {
+        let Some(cut) = self.eyes.as_ref().and_then(|eyes| eyes.get(k)) else { return Ok(false) };
+        let s = iod / ASTRONAUT_LANDMARKS.iod();
+        let size = Size::new((f64::from(cut.cols()) * s).round() as i32, (f64::from(cut.rows()) * s).round() as i32);
+        let mut scaled = Mat::default();
+        imgproc::resize(cut, &mut scaled, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+        let centre = [f64::from(size.width) / 2.0, f64::from(size.height) / 2.0];
+        ncc::extract(&scaled, centre, px(GENERIC_EYE.0 * iod), px(GENERIC_EYE.1 * iod), &mut self.tmpl[k])
+    }
+
+    /// Eye `k` (0: the subject's left) looked for again near `at`, within
+    /// half the usual reach, on a face of eye distance `iod`: where it is
+    /// most like the generic eye, and how much.
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn find_one(&mut self, gray: &Mat, k: usize, at: Point, iod: f64) -> Result<Option<ncc::Match>, VisionError> {
+        if !self.scaled_template(k, iod)? {
+            return Ok(None);
+        }
+        let near = px(EYE_FIND_REACH / 2.0 * iod);
+        Ok(ncc::search(gray, &self.tmpl[k], at, near, near, &mut self.tmpl_result)?)
     }
 }
 
