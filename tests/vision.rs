@@ -363,6 +363,23 @@ fn speech_lifts_in_head_turns_are_no_raise() {
     let _ = no_action_and_blinks_found(&SynthConfig::talking(401, 90.0, 24.0), "talking and turning");
 }
 
+/// Generated talking with black-framed glasses (seed 502, 15 fps): both
+/// eyes were placed on the rims (eye error 0.124 of the eye distance), and
+/// a long blink (a right click) fired. One eye off the face detector's, on
+/// answer after answer, is now looked for again beside the other: 0.108,
+/// and no long blink. (Still wrong here: a wink, no action by default, and
+/// one brow raise at 9.4 s, the brow found in the fringe: docs/accuracy.md.)
+#[test]
+fn an_eye_the_detector_keeps_disagreeing_with_is_placed_again() {
+    let mut cfg = SynthConfig::talking(502, 60.0, 15.0);
+    cfg.glasses = Some(facemouse::lab::synth::Glasses::black());
+    let (seq, records) = generate_and_replay(&cfg);
+    let long: Vec<(f64, Vec<Event>)> = actions(&records).into_iter().filter(|(_, e)| e.iter().any(|e| matches!(e, Event::LongBlink | Event::ClickRight))).collect();
+    assert!(long.is_empty(), "{long:?}");
+    let s = eval::score(&seq, &records, None);
+    assert!(s.eye_error.median.unwrap_or(1.0) < 0.115, "eye error {:?}", s.eye_error);
+}
+
 /// Smiles while talking (the cheeks push the lower lids up and narrow the
 /// eyes, for 1–4 s): no action, and the blinks are still found.
 #[test]

@@ -44,6 +44,13 @@ pub const DRIFT_CHECK_MS: f64 = 1000.0;
 pub const DRIFT_MAX: f64 = 0.35;
 /// ... and this many drifting checks in a row start the trackers again on the detected face.
 pub const DRIFT_STRIKES: u32 = 2;
+/// One eye farther than this from the detector's (the other nearer) on this
+/// many checks in a row is looked for again beside the other eye. On every
+/// development clip and copy it was so on at most two checks in a row; on
+/// the eyes placed on a glasses rim (moving p1-c, generated black frames),
+/// on 7 to 56.
+pub const EYE_ASTRAY: f64 = 0.2;
+pub const ASTRAY_CHECKS: u32 = 4;
 /// Eyes closed or brows raised delay the check, never past this.
 pub const UNSURE_CHECK_MS: f64 = 2500.0;
 
