@@ -32,6 +32,14 @@ const NEUTRAL_SETTLE_FRAMES: u32 = 15;
 /// (0 open, 1 like a blink) or brow lift (eye distances above rest).
 pub const GESTURE_CLOSURE: f64 = 0.4;
 pub const GESTURE_LIFT: f64 = 0.024;
+/// After the lids moved (a blink, a squint) the pointer holds this much
+/// longer: lids that reopen move the tracked point between the eyes for a
+/// frame or two more (after a raise it follows at once: a raise's click
+/// lands where the pointer rests). A live window
+/// that dropped frames saw a generated blink's last frames with the lids
+/// back under the gesture's threshold and the point still 3 px off: the
+/// pointer jumped 35 px and back, and a dwell that had fired began again.
+pub const GESTURE_SETTLE_MS: f64 = 150.0;
 
 /// What the mapper says about one frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,6 +64,8 @@ pub struct PointerMapper {
     fx: OneEuro,
     fy: OneEuro,
     last_t: Option<f64>,
+    /// Until when the pointer holds after the lids last moved.
+    settle_until: Option<f64>,
     still_since: Option<(f64, Point)>,
     dwell_anchor: Option<(f64, Point)>,
     dwell_done: bool,
@@ -87,6 +97,7 @@ impl PointerMapper {
             s,
             neutral: None,
             last_t: None,
+            settle_until: None,
             still_since: None,
             dwell_anchor: None,
             dwell_done: false,
@@ -200,7 +211,11 @@ impl PointerMapper {
     pub fn map(&mut self, obs: &Observation, pose: Option<&Pose>, t_ms: f64, hold: bool) -> PointerOut {
         let dt = self.last_t.map_or(0.0, |l| ((t_ms - l) / 1000.0).clamp(0.0, 0.5));
         self.last_t = Some(t_ms);
-        let gesture = obs.eyes_closed || obs.brows_raised || obs.closure.0.max(obs.closure.1) > GESTURE_CLOSURE || obs.brow_lift > GESTURE_LIFT;
+        let lids = obs.eyes_closed || obs.closure.0.max(obs.closure.1) > GESTURE_CLOSURE;
+        if lids {
+            self.settle_until = Some(t_ms + GESTURE_SETTLE_MS);
+        }
+        let gesture = lids || obs.brows_raised || obs.brow_lift > GESTURE_LIFT || self.settle_until.is_some_and(|until| t_ms < until);
         let raw = if obs.state == TrackState::Tracking { raw_input(self.s.input, obs, pose) } else { None };
         let Some(raw) = raw else {
             // No face: hold the last good position; never jump.
@@ -475,6 +490,25 @@ mod tests {
         let mut lost = obs([0.0, 0.0]);
         lost.state = TrackState::Lost;
         assert_eq!(m.map(&lost, None, 733.0, false).pos, before);
+    }
+
+    /// A blink's last frames: the lids are back under the gesture's
+    /// threshold, the tracked point is still off for a frame, then back.
+    /// The pointer holds through them and stays where it rested.
+    #[test]
+    fn the_pointer_holds_a_moment_after_the_lids_moved() {
+        let mut m = PointerMapper::new(&PointerSettings { mapping: Mapping::Absolute, ..PointerSettings::default() });
+        let rest = run(&mut m, |_| [320.0, 240.0], 30, 0.0).pos;
+        let mut shut = obs([320.0, 243.0]);
+        shut.eyes_closed = true;
+        assert!(m.map(&shut, None, 1000.0, false).frozen);
+        // 100 ms later (frames dropped): the lids are open, the point still 3 px down.
+        let reopening = m.map(&obs([320.0, 243.0]), None, 1100.0, false);
+        assert!(reopening.frozen && reopening.pos == rest, "{reopening:?}");
+        // Back in place, and past the settling time: the pointer follows again, from where it was.
+        let back = run(&mut m, |_| [320.0, 240.0], 10, 1200.0).pos;
+        assert!(dist(back, rest) < PointerSettings::default().dwell_radius / 3.0, "{back:?} vs {rest:?}");
+        assert!(!m.map(&obs([320.0, 240.0]), None, 1600.0, false).frozen);
     }
 
     #[test]
