@@ -34,11 +34,10 @@ pub const GESTURE_CLOSURE: f64 = 0.4;
 pub const GESTURE_LIFT: f64 = 0.024;
 /// After the lids moved (a blink, a squint) the pointer holds this much
 /// longer: lids that reopen move the tracked point between the eyes for a
-/// frame or two more (after a raise it follows at once: a raise's click
-/// lands where the pointer rests). A live window
-/// that dropped frames saw a generated blink's last frames with the lids
-/// back under the gesture's threshold and the point still 3 px off: the
-/// pointer jumped 35 px and back, and a dwell that had fired began again.
+/// frame or two more. A live window that dropped frames saw a generated
+/// blink's last frames with the lids back under the gesture's threshold and
+/// the point still 3 px off: the pointer jumped 35 px and back, and a dwell
+/// that had fired began again. (After a raise it follows at once.)
 pub const GESTURE_SETTLE_MS: f64 = 150.0;
 
 /// What the mapper says about one frame.
