@@ -208,7 +208,7 @@ impl Vision {
         tr.velocity = lerp(tr.velocity, [v[0] / dt, v[1] / dt], alpha(dt, VELOCITY_TAU_MS));
         tr.feature = found.pos;
         // Nor while the face detector's last answer disagreed (step 7).
-        let reliable = score >= RELIABLE_FEATURE && (!self.feature_score.ready || score >= self.feature_score.value - RELIABLE_DROP) && tr.drift_strikes == 0;
+        let reliable = self.feature_matches(score) && tr.drift_strikes == 0;
         if reliable {
             self.feature_score.update(score, dt, FEATURE_SCORE_TAU_MS);
         }
@@ -247,7 +247,7 @@ impl Vision {
         let mut judged = reliable;
         if !reliable && tr.drift_strikes == 0 {
             let upright = self.upright_match(gray, &tr)?;
-            judged = upright >= RELIABLE_FEATURE && (!self.feature_score.ready || upright >= self.feature_score.value - RELIABLE_DROP);
+            judged = self.feature_matches(upright);
             tracing::trace!("vision: t {t:.0} feature {score:.3}, upright {upright:.3}");
         }
 
@@ -411,9 +411,17 @@ impl Vision {
         //    talking, no answer has ever disagreed (worst 0.28 eye distances).
         if let Some(answer) = self.faces.answer(t, FACE_ANSWER_MS) {
             if let Some([le, re]) = tr.face_check.take() {
-                let off = answer.as_ref().map(|face| dist(face.le, le).max(dist(face.re, re)) / face.iod().max(1.0));
+                // Each eye's distance from the detector's, in its eye distances.
+                let offs = answer.as_ref().map(|face| [dist(face.le, le), dist(face.re, re)].map(|d| d / face.iod().max(1.0)));
+                let off = offs.map(|[l, r]| l.max(r));
                 tracing::debug!("vision: the face detector's check: {}", off.map_or("no face".to_string(), |o| format!("{o:.2} eye distances off")));
                 tr.drift_strikes = if off.is_some_and(|o| o <= DRIFT_MAX) { 0 } else { tr.drift_strikes + 1 };
+                // Nothing is started again while the eyes are closing or
+                // shut: templates taken then are of closed eyes, and open eyes
+                // would then look shut for seconds, as the eye state's looks
+                // taken at a blink's start did (a long blink, a right click,
+                // in generated talking).
+                let eyes_open = !out.eyes_closed && out.closure.0.max(out.closure.1) < EYE_REARM;
                 // One eye off the detector's by more than `EYE_ASTRAY` while
                 // the other agrees, answer after answer, is on something
                 // else: a glasses rim above the eye (the moving, smaller copy
@@ -422,13 +430,10 @@ impl Vision {
                 // ends the track). It is looked for again beside the other
                 // eye, where the detector's eye line puts it, and the
                 // trackers start again there if it is like an eye.
-                if let Some(face) = answer.as_ref() {
-                    let iod = face.iod().max(1.0);
-                    let off = [dist(face.le, le) / iod, dist(face.re, re) / iod];
+                if let (Some(face), Some(off)) = (answer.as_ref(), offs) {
                     for k in 0..2 {
                         tr.astray[k] = if off[k] > EYE_ASTRAY && off[1 - k] <= EYE_ASTRAY { tr.astray[k] + 1 } else { 0 };
                     }
-                    let eyes_open = !out.eyes_closed && out.closure.0.max(out.closure.1) < EYE_REARM;
                     if let Some(k) = (0..2).find(|&k| tr.astray[k] >= ASTRAY_CHECKS)
                         && eyes_open
                         && tr.drift_strikes == 0
@@ -448,13 +453,7 @@ impl Vision {
                     }
                 }
                 if tr.drift_strikes >= DRIFT_STRIKES {
-                    // Never restarted while the eyes are closing or shut:
-                    // templates taken then are of closed eyes, and open eyes
-                    // would then look shut for seconds, as the eye state's
-                    // looks taken at a blink's start did (a long blink, a
-                    // right click, in generated talking). The strikes stay,
-                    // and the next answer decides.
-                    let eyes_open = !out.eyes_closed && out.closure.0.max(out.closure.1) < EYE_REARM;
+                    // (With the eyes closing, the strikes stay, and the next answer decides.)
                     if answer.is_none() || eyes_open {
                         tracing::debug!("vision: the face detector disagreed {} times in a row; starting the trackers again", tr.drift_strikes);
                         if answer.is_some()
@@ -485,6 +484,12 @@ impl Vision {
             }
         }
         Ok(Phase::Tracking(tr))
+    }
+
+    /// Whether a feature match of `score` is good enough to decide on:
+    /// above `RELIABLE_FEATURE`, and not far below the feature's usual match.
+    fn feature_matches(&self, score: f64) -> bool {
+        score >= RELIABLE_FEATURE && (!self.feature_score.ready || score >= self.feature_score.value - RELIABLE_DROP)
     }
 
     /// How the feature now matches its first template with the face's roll
