@@ -168,11 +168,10 @@ impl GenericEyes {
         tracing::trace!("locate: the pair leans {:.3} from the detector's line", lean(found[0], found[1]));
         if lean(found[0], found[1]).abs() > MAX_LEAN {
             let line = [le[0] - re[0], le[1] - re[1]];
-            let near = px(EYE_FIND_REACH / 2.0 * iod);
-            if let Some(l) = ncc::search(gray, &self.tmpl[0], [found[1][0] + line[0], found[1][1] + line[1]], near, near, &mut self.tmpl_result)? {
+            if let Some(l) = self.search_near(gray, 0, [found[1][0] + line[0], found[1][1] + line[1]], iod)? {
                 candidates[0].push(l);
             }
-            if let Some(r) = ncc::search(gray, &self.tmpl[1], [found[0][0] - line[0], found[0][1] - line[1]], near, near, &mut self.tmpl_result)? {
+            if let Some(r) = self.search_near(gray, 1, [found[0][0] - line[0], found[0][1] - line[1]], iod)? {
                 candidates[1].push(r);
             }
             // ... and only by a pair at least as alike and as eye-like as it
@@ -225,8 +224,14 @@ impl GenericEyes {
         if !self.scaled_template(k, iod)? {
             return Ok(None);
         }
+        Ok(self.search_near(gray, k, at, iod)?)
+    }
+
+    /// Where near `at`, within half the usual reach, the generic eye of side
+    /// `k` as last scaled (`tmpl[k]`) matches best.
+    fn search_near(&mut self, gray: &Mat, k: usize, at: Point, iod: f64) -> Result<Option<ncc::Match>, opencv::Error> {
         let near = px(EYE_FIND_REACH / 2.0 * iod);
-        Ok(ncc::search(gray, &self.tmpl[k], at, near, near, &mut self.tmpl_result)?)
+        ncc::search(gray, &self.tmpl[k], at, near, near, &mut self.tmpl_result)
     }
 }
 
