@@ -104,12 +104,7 @@ pub fn search(img: &Mat, tmpl: &Mat, c: Point, rx: i32, ry: i32, result: &mut Ma
     }
     let win = Rect::new(x0, y0, x1 - x0, y1 - y0);
     let view = Mat::roi(img, win)?;
-    let places = (win.width - tw + 1) * (win.height - th + 1);
-    if img.typ() == core::CV_8UC1 && tmpl.typ() == core::CV_8UC1 && i64::from(places) * i64::from(tw * th) <= DIRECT_MAX_WORK {
-        ncc_direct(&view, tmpl, result)?;
-    } else {
-        imgproc::match_template_def(&view, tmpl, result, imgproc::TM_CCOEFF_NORMED)?;
-    }
+    match_into(&view, tmpl, result)?;
     let mut best = 0.0;
     let mut loc = core::Point::default();
     core::min_max_loc(result, None, Some(&mut best), None, Some(&mut loc), &core::no_array())?;
@@ -126,6 +121,18 @@ pub fn search(img: &Mat, tmpl: &Mat, c: Point, rx: i32, ry: i32, result: &mut Ma
     let dy = parabola(at(loc.x, loc.y - 1), best, at(loc.x, loc.y + 1));
     let top_left = [f64::from(x0 + loc.x) + dx, f64::from(y0 + loc.y) + dy];
     Ok(Some(Match { pos: [top_left[0] + f64::from(tw) / 2.0, top_left[1] + f64::from(th) / 2.0], score: best }))
+}
+
+/// `TM_CCOEFF_NORMED` of `tmpl` at every place in `view`, into `result`:
+/// directly for 8-bit grey up to `DIRECT_MAX_WORK` (places × template
+/// pixels), else through OpenCV.
+fn match_into(view: &(impl MatTraitConst + opencv::core::ToInputArray), tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
+    let places = i64::from(view.cols() - tmpl.cols() + 1) * i64::from(view.rows() - tmpl.rows() + 1);
+    if view.typ() == core::CV_8UC1 && tmpl.typ() == core::CV_8UC1 && places * i64::from(tmpl.cols() * tmpl.rows()) <= DIRECT_MAX_WORK {
+        ncc_direct(view, tmpl, result)
+    } else {
+        imgproc::match_template_def(view, tmpl, result, imgproc::TM_CCOEFF_NORMED)
+    }
 }
 
 /// `TM_CCOEFF_NORMED` of the 8-bit `tmpl` at every place in the 8-bit
@@ -239,11 +246,7 @@ pub fn correlate(a: &Mat, b: &Mat, result: &mut Mat) -> Result<f64, opencv::Erro
     if a.cols() != b.cols() || a.rows() != b.rows() || a.empty() {
         return Ok(0.0);
     }
-    if a.typ() == core::CV_8UC1 && b.typ() == core::CV_8UC1 && i64::from(a.cols() * a.rows()) <= DIRECT_MAX_WORK {
-        ncc_direct(a, b, result)?;
-    } else {
-        imgproc::match_template_def(a, b, result, imgproc::TM_CCOEFF_NORMED)?;
-    }
+    match_into(a, b, result)?;
     let v = f64::from(*result.at_2d::<f32>(0, 0)?);
     Ok(if v.is_finite() { v } else { 0.0 })
 }
