@@ -495,6 +495,7 @@ mod tests {
     /// threshold, the tracked point is still off for a frame, then back.
     /// The pointer holds through them and stays where it rested.
     #[test]
+    #[allow(clippy::float_cmp)] // held means not moved at all
     fn the_pointer_holds_a_moment_after_the_lids_moved() {
         let mut m = PointerMapper::new(&PointerSettings { mapping: Mapping::Absolute, ..PointerSettings::default() });
         let rest = run(&mut m, |_| [320.0, 240.0], 30, 0.0).pos;

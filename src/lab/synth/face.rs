@@ -130,4 +130,3 @@ fn paint_eye(img: &mut Mat, eye: Point, half_w: f64, half_h: f64, layers: impl F
     }
     Ok(())
 }
-
