@@ -302,3 +302,33 @@ fn the_zju_people_moving_keep_their_blinks() {
     let sum = eval::summarize(&all);
     assert!(sum.blink_recall.unwrap_or(0.0) >= 0.85 && sum.blink_precision.unwrap_or(0.0) >= 0.9, "{sum:?}");
 }
+
+/// The same people moving, at half their frame rate (15 fps) and 0.6 of
+/// their size (192×144, about 30 pixels between the eyes; seeds 207 to 224,
+/// the ZJU part of the `mvC` set in `docs/accuracy.md`). The shaking of the
+/// head widened the eye state's span past the depth of these people's own
+/// blinks: 0.64 of them counted. The span is now held to a share of that
+/// depth once a blink has shown it: 0.78. No long blink and no wink. One
+/// brow raise is known (s16, seed 221: the tracked eyes there are 0.2 of
+/// their distance too close together, and every height measured in it grew
+/// by a fifth); none other may come.
+#[test]
+fn the_zju_people_moving_small_and_slow_keep_their_blinks() {
+    use facemouse::events::Event;
+    let Some(dirs) = zju_clips() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut all = Vec::new();
+    let mut raises = Vec::new();
+    for (k, dir) in dirs.iter().enumerate() {
+        let seed = 207 + k as u64;
+        let (_, records, s) = run_moved(tmp.path(), dir, &format!("moving-small-{seed}"), 2, 0.6, Some(seed));
+        let (raised, stray): (Vec<_>, Vec<_>) = stray_gestures(&records).into_iter().partition(|(_, e)| *e == Event::BrowRaise);
+        assert!(stray.is_empty(), "{} moving, small and slow: {stray:?}", s.sequence);
+        raises.extend(raised.into_iter().map(|r| (seed, r.0)));
+        all.push(s);
+    }
+    assert!(raises.len() <= 1, "brow raises (seed, frame): {raises:?}");
+    assert!(all.len() >= 18, "the eighteen ZJU clips: {}", all.len());
+    let sum = eval::summarize(&all);
+    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.72 && sum.blink_precision.unwrap_or(0.0) >= 0.9, "{sum:?}");
+}
