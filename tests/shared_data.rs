@@ -204,10 +204,10 @@ fn slower_and_smaller_cameras_still_see_the_blinks() {
 
 /// The ZJU people at 7.5 fps (every 4th frame): a blink there shows on
 /// one or two frames, often part way. Pooled floors below what the vision
-/// measures today (`docs/accuracy.md`: 0.96/0.77 for the first ten people,
-/// 0.96/0.76 for all eighteen; 0.69 recall before a part-way blink could
-/// span two frames from 0.45 of the threshold). No long blink and no wink:
-/// those would be stray commands.
+/// measures today (`docs/accuracy.md`: 0.96/0.83 for all eighteen; 0.78
+/// while a start in a blink widened the span for the next second, 0.69
+/// before a part-way blink could span two frames from 0.45 of the
+/// threshold). No long blink and no wink: those would be stray commands.
 #[test]
 fn the_zju_people_at_7_5_fps_keep_their_floor() {
     let Some(dirs) = zju_clips() else { return };
@@ -221,7 +221,7 @@ fn the_zju_people_at_7_5_fps_keep_their_floor() {
     }
     assert!(all.len() >= 18, "the eighteen ZJU clips: {}", all.len());
     let sum = eval::summarize(&all);
-    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.73 && sum.blink_precision.unwrap_or(0.0) >= 0.9, "{sum:?}");
+    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.8 && sum.blink_precision.unwrap_or(0.0) >= 0.9, "{sum:?}");
 }
 
 /// The ZJU people never raise their brows on purpose, but zju-s16's rise with
@@ -308,7 +308,8 @@ fn the_zju_people_moving_keep_their_blinks() {
 /// the ZJU part of the `mvC` set in `docs/accuracy.md`). The shaking of the
 /// head widened the eye state's span past the depth of these people's own
 /// blinks: 0.64 of them counted. The span is now held to a share of that
-/// depth once a blink has shown it: 0.78. No long blink and no wink. One
+/// depth once a blink has shown it: 0.78; and a start in a blink no longer
+/// widens it for the next second: 0.83. No long blink and no wink. One
 /// brow raise is known (s16, seed 221: the tracked eyes there are 0.2 of
 /// their distance too close together, and every height measured in it grew
 /// by a fifth); none other may come.
@@ -330,5 +331,5 @@ fn the_zju_people_moving_small_and_slow_keep_their_blinks() {
     assert!(raises.len() <= 1, "brow raises (seed, frame): {raises:?}");
     assert!(all.len() >= 18, "the eighteen ZJU clips: {}", all.len());
     let sum = eval::summarize(&all);
-    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.72 && sum.blink_precision.unwrap_or(0.0) >= 0.9, "{sum:?}");
+    assert!(sum.blink_recall.unwrap_or(0.0) >= 0.8 && sum.blink_precision.unwrap_or(0.0) >= 0.9, "{sum:?}");
 }

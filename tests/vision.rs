@@ -469,3 +469,38 @@ fn a_patterned_band_over_the_eyes_gives_no_gesture() {
         assert!(back.is_some_and(|ms| ms <= 1000.0), "{what}: tracking comes back within 1 s once the eyes show: {back:?} ms");
     }
 }
+
+/// A wink the user means: the demo face with a wink of each eye (held 0.6
+/// s, from eyes open for seconds), at 30 and 15 fps. A wink must start
+/// from both eyes open (so that one eye that stays shut after a blink is
+/// none); a meant one does, and still comes, once for each eye, and no
+/// other wink.
+#[test]
+fn a_meant_wink_of_either_eye_still_comes() {
+    use facemouse::lab::synth::{Action, ScriptEvent};
+    for fps in [30.0, 15.0] {
+        let mut cfg = SynthConfig::demo();
+        cfg.fps = fps;
+        cfg.duration_s = 10.0;
+        cfg.script = vec![
+            ScriptEvent { start_ms: 1200.0, action: Action::Blink { closed_ms: 90.0 } },
+            ScriptEvent { start_ms: 2600.0, action: Action::Blink { closed_ms: 60.0 } },
+            ScriptEvent { start_ms: 5000.0, action: Action::Wink { left: true, closed_ms: 600.0 } },
+            ScriptEvent { start_ms: 8000.0, action: Action::Wink { left: false, closed_ms: 600.0 } },
+        ];
+        let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
+        let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
+        let mut frame = Frame::empty();
+        let mut winks = Vec::new();
+        for i in 0..cfg.frames() {
+            generator.render(i, &mut frame.color).expect("render");
+            stamp(&mut frame, &generator, i);
+            let (rec, _) = p.tick(&frame, Instant::now());
+            winks.extend(rec.events.iter().filter(|e| matches!(e, Event::WinkLeft | Event::WinkRight)).map(|e| (frame.t_ms, *e)));
+        }
+        let left: Vec<f64> = winks.iter().filter(|w| w.1 == Event::WinkLeft).map(|w| w.0).collect();
+        let right: Vec<f64> = winks.iter().filter(|w| w.1 == Event::WinkRight).map(|w| w.0).collect();
+        assert!(left.len() == 1 && (5000.0..5800.0).contains(&left[0]), "{fps} fps: left winks {winks:?}");
+        assert!(right.len() == 1 && (8000.0..8800.0).contains(&right[0]), "{fps} fps: right winks {winks:?}");
+    }
+}

@@ -262,6 +262,10 @@ pub const BLINK_DEDUPE_MS: f64 = 250.0;
 /// as the person's blinks close it; the other open below `WINK_OTHER_MAX`.
 pub const WINK_CLOSED: f64 = 1.0;
 pub const WINK_OTHER_MAX: f64 = 0.4;
+/// ... and it starts from both eyes open for at least `WINK_FROM_OPEN_MS`,
+/// the winking eye closing within `WINK_ONSET_MS` of leaving them.
+pub const WINK_FROM_OPEN_MS: f64 = 500.0;
+pub const WINK_ONSET_MS: f64 = 400.0;
 /// An eye departed this long without a blink under way looks like this now.
 pub const ADOPT_MS: f64 = 600.0;
 
