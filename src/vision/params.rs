@@ -263,9 +263,9 @@ pub const BLINK_DEDUPE_MS: f64 = 250.0;
 pub const WINK_CLOSED: f64 = 1.0;
 pub const WINK_OTHER_MAX: f64 = 0.4;
 /// ... and it starts from both eyes open for at least `WINK_FROM_OPEN_MS`,
-/// the winking eye closing within `WINK_ONSET_MS` of leaving them.
+/// the winking eye shut within `WINK_ONSET_MS` (or two frames) of leaving them.
 pub const WINK_FROM_OPEN_MS: f64 = 500.0;
-pub const WINK_ONSET_MS: f64 = 400.0;
+pub const WINK_ONSET_MS: f64 = 200.0;
 /// An eye departed this long without a blink under way looks like this now.
 pub const ADOPT_MS: f64 = 600.0;
 
