@@ -5,7 +5,7 @@
 use opencv::core::Mat;
 use opencv::prelude::*;
 
-use super::params::{SKULL_LIFT_SHARE, BROW_BAND_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_BROW_ON_FACTOR, LOOK_NOISE_SIGMAS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
+use super::params::{SKULL_LIFT_SHARE, BROW_BAND_SHARE, BROW_RELEASE_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_BROW_ON_FACTOR, LOOK_NOISE_SIGMAS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
 use super::stats::RobustWindow;
 use super::VisionError;
 use crate::events::{Event, Point};
@@ -76,6 +76,8 @@ pub struct BrowSwitch {
     tracked_rest: RobustWindow,
     above_since: Option<f64>,
     raised_at: Option<f64>,
+    /// The highest lift of the raise under way.
+    raise_peak: f64,
     released_at: Option<f64>,
     /// When the brows were last seen at rest.
     at_rest: Option<f64>,
@@ -118,7 +120,13 @@ impl BrowSwitch {
         let from_rest = self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS);
         self.leaving = warm && self.raised_at.is_none() && (timing.off..timing.on).contains(&lift) && from_rest;
         if let Some(since) = self.raised_at {
-            if lift < timing.off {
+            self.raise_peak = self.raise_peak.max(lift);
+            // Down below `off`, or most of the way down from the raise's
+            // peak: a moving head can leave the measure a little above its
+            // old rest (p1's raise on a moving copy came down from 0.08 to
+            // 0.025 and stayed there), and a raise held past the pause's
+            // time paused instead of clicking.
+            if lift < timing.off || (lift < timing.on && lift < BROW_RELEASE_SHARE * self.raise_peak) {
                 self.raised_at = None;
                 self.released_at = Some(t_ms);
                 self.at_rest = Some(t_ms);
@@ -149,6 +157,7 @@ impl BrowSwitch {
             let rested = self.released_at.is_none_or(|r| t_ms - r >= timing.refractory_ms);
             if self.above_since.is_some_and(|s| t_ms - s >= timing.min_ms) && rested && against_skull {
                 self.raised_at = Some(t_ms);
+                self.raise_peak = lift;
                 self.above_since = None;
                 events.push(Event::BrowRaise);
             }
@@ -420,6 +429,26 @@ mod tests {
         assert!(up[10] && !up[30]);
         let (ev, _) = run_brows(&mut b, 40, 33.3, 4000.0, |i| if (5..25).contains(&i) { 0.34 + 0.025 } else { 0.34 });
         assert!(ev.is_empty(), "a 2.5 % raise is ignored");
+    }
+
+    /// A moving head can leave the brow measure a little above its old
+    /// rest after a raise (p1's raise on a moving copy came down from 0.08
+    /// to 0.025 and stayed): the raise is over once it is most of the way
+    /// down, not held on until it paused instead of clicking. A raise that
+    /// sags a little while held stays raised.
+    #[test]
+    fn a_raise_that_comes_most_of_the_way_down_is_over() {
+        let mut b = BrowSwitch::default();
+        run_brows(&mut b, 60, 33.3, 0.0, |_| 0.34);
+        let (ev, up) = run_brows(&mut b, 90, 33.3, 2000.0, |i| match i {
+            5..20 => 0.42,
+            20..35 => 0.40,
+            35.. => 0.37,
+            _ => 0.34,
+        });
+        assert_eq!(ev, vec![Event::BrowRaise]);
+        assert!(up[15] && up[30], "held, and sagging a little: {up:?}");
+        assert!(!up[37], "down from 0.08 to 0.03 above the old rest: {up:?}");
     }
 
     #[test]

@@ -286,6 +286,9 @@ pub const BROW_WARMUP_MS: f64 = 500.0;
 pub const BROW_ONSET_MS: f64 = 400.0;
 /// ... and a raise held longer than this is how the face rests now.
 pub const BROW_RAISE_MAX_MS: f64 = 8000.0;
+/// A raise is over once its lift falls below `off`, or below the `on`
+/// threshold and this share of its own peak (most of the way down).
+pub const BROW_RELEASE_SHARE: f64 = 0.4;
 /// A raise must also lift the brows against the feature between the eyes by
 /// this share of the threshold. The brows' height above the tracked eye
 /// moves when only the eye does (a glance down on p2: 0.035 above rest, and
