@@ -161,6 +161,13 @@ impl BrowSwitch {
                 self.above_since = None;
                 events.push(Event::BrowRaise);
             }
+        } else if self.above_since.is_some_and(|s| t_ms - s > BROW_ONSET_MS) {
+            // Under `on` again, and long after it first crossed it: a raise
+            // holds above it once it gets there. A measure that creeps round
+            // the threshold (p2's face growing by a seventh on a moving copy:
+            // 0.04 to 0.048 over half a second) fired once it was over it
+            // again, 0.5 s after it first crossed.
+            self.above_since = None;
         }
         if lift >= timing.off && self.rearm == Rearm::SeenOnce {
             // Rest seen for one frame only: not yet.
@@ -449,6 +456,34 @@ mod tests {
         assert_eq!(ev, vec![Event::BrowRaise]);
         assert!(up[15] && up[30], "held, and sagging a little: {up:?}");
         assert!(!up[37], "down from 0.08 to 0.03 above the old rest: {up:?}");
+    }
+
+    /// p2's face growing by a seventh on a moving copy: the measure crept
+    /// from rest to the threshold, over it on one frame, then hovered just
+    /// under it, and the raise fired when it was over it again half a
+    /// second later. A raise holds above the threshold within the onset
+    /// time; one that dips under it for a frame on its way up still fires.
+    #[test]
+    fn a_measure_that_hovers_round_the_threshold_is_no_raise() {
+        let on = BROW.on;
+        let mut b = BrowSwitch::default();
+        run_brows(&mut b, 60, 56.0, 0.0, |_| 0.34);
+        // Over the threshold on one frame, under it for half a second, over it again.
+        let (ev, _) = run_brows(&mut b, 30, 56.0, 3400.0, |i| match i {
+            0..3 => 0.34 + 0.014 * i as f64,
+            3 | 13..18 => 0.34 + on + 0.003,
+            _ => 0.34 + on - 0.006,
+        });
+        assert!(ev.is_empty(), "{ev:?}");
+        let mut b = BrowSwitch::default();
+        run_brows(&mut b, 60, 56.0, 0.0, |_| 0.34);
+        let (ev, _) = run_brows(&mut b, 30, 56.0, 3400.0, |i| match i {
+            2 => 0.34 + on + 0.01,
+            3 => 0.34 + on - 0.005,
+            4..20 => 0.42,
+            _ => 0.34,
+        });
+        assert_eq!(ev, vec![Event::BrowRaise]);
     }
 
     #[test]
