@@ -251,13 +251,9 @@ fn frames_of_another_size_start_tracking_again() {
     assert!(le[0] < f64::from(small.width) && le[1] < f64::from(small.height), "places in the new frame: {le:?}");
 }
 
-/// The demo clip with a block (flat, or with a `texture` pattern) over part of the face from `from` to
-/// `to` (ms): each frame's state, events and whether it acted (anything
-/// but moving the pointer or letting go).
-fn covered_demo(area: facemouse::lab::synth::CoverArea, grey: f64, texture: f64, from: f64, to: f64, seconds: f64) -> Vec<(f64, TrackState, Vec<Event>, bool)> {
-    let mut cfg = SynthConfig::demo();
-    cfg.covered = vec![facemouse::lab::synth::Cover { from_ms: from, to_ms: to, area, grey, texture }];
-    cfg.duration_s = seconds;
+/// `cfg` generated and run through the pipeline: each frame's time, state,
+/// events and whether it acted (anything but moving the pointer or letting go).
+fn run_generated(cfg: &SynthConfig) -> Vec<(f64, TrackState, Vec<Event>, bool)> {
     let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
     let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
     let mut frame = Frame::empty();
@@ -270,6 +266,15 @@ fn covered_demo(area: facemouse::lab::synth::CoverArea, grey: f64, texture: f64,
         out.push((frame.t_ms, rec.state, rec.events.clone(), acted));
     }
     out
+}
+
+/// The demo clip with a block (flat, or with a `texture` pattern) over part
+/// of the face from `from` to `to` (ms), run as `run_generated` runs it.
+fn covered_demo(area: facemouse::lab::synth::CoverArea, grey: f64, texture: f64, from: f64, to: f64, seconds: f64) -> Vec<(f64, TrackState, Vec<Event>, bool)> {
+    let mut cfg = SynthConfig::demo();
+    cfg.covered = vec![facemouse::lab::synth::Cover { from_ms: from, to_ms: to, area, grey, texture }];
+    cfg.duration_s = seconds;
+    run_generated(&cfg)
 }
 
 /// A hand passing over the face for a moment: tracking never starts on the
@@ -483,21 +488,15 @@ fn a_meant_wink_of_either_eye_still_comes() {
         cfg.fps = fps;
         cfg.duration_s = 10.0;
         cfg.script = vec![
-                ScriptEvent { start_ms: 1200.0, action: Action::Blink { closed_ms: 90.0 } },
+            ScriptEvent { start_ms: 1200.0, action: Action::Blink { closed_ms: 90.0 } },
             ScriptEvent { start_ms: 2600.0, action: Action::Blink { closed_ms: 60.0 } },
             ScriptEvent { start_ms: 5000.0, action: Action::Wink { left: true, closed_ms: 600.0 } },
             ScriptEvent { start_ms: 8000.0, action: Action::Wink { left: false, closed_ms: 600.0 } },
         ];
-        let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
-        let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
-        let mut frame = Frame::empty();
-        let mut winks = Vec::new();
-        for i in 0..cfg.frames() {
-            generator.render(i, &mut frame.color).expect("render");
-            stamp(&mut frame, &generator, i);
-            let (rec, _) = p.tick(&frame, Instant::now());
-            winks.extend(rec.events.iter().filter(|e| matches!(e, Event::WinkLeft | Event::WinkRight)).map(|e| (frame.t_ms, *e)));
-        }
+        let winks: Vec<(f64, Event)> = run_generated(&cfg)
+            .into_iter()
+            .flat_map(|(t, _, events, _)| events.into_iter().filter(|e| matches!(e, Event::WinkLeft | Event::WinkRight)).map(move |e| (t, e)))
+            .collect();
         let left: Vec<f64> = winks.iter().filter(|w| w.1 == Event::WinkLeft).map(|w| w.0).collect();
         let right: Vec<f64> = winks.iter().filter(|w| w.1 == Event::WinkRight).map(|w| w.0).collect();
         assert!(left.len() == 1 && (5000.0..5800.0).contains(&left[0]), "{fps} fps: left winks {winks:?}");
