@@ -31,7 +31,7 @@ use super::ncc;
 use super::params::{
     EARLY_RETURN_SHARE, EARLY_TURN_MS,
     ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
-    EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_SPAN_DEPTH_CAP, EYE_WINDOW_MS, EYE_REST_MIN_MS, OPEN_TAU_MS, WINK_CLOSED, WINK_FROM_OPEN_MS, WINK_ONSET_MS, WINK_OTHER_MAX,
+    EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_SPAN_DEPTH_CAP, EYE_WINDOW_MS, EYE_REST_MIN_MS, OPEN_TAU_MS, WINK_AFTER_BOTH_MS, WINK_CLOSED, WINK_FROM_OPEN_MS, WINK_ONSET_MS, WINK_OTHER_MAX,
 };
 use super::stats::{Ema, RobustWindow, alpha};
 use super::{VisionError, px};
@@ -184,11 +184,12 @@ pub struct EyeState {
     /// When the open looks' rest levels were first taught (since the looks
     /// were taken).
     rest_since: Option<f64>,
-    /// Since when both eyes have been open (each closure below
-    /// `EYE_REARM`), and the last such stretch (start, end) that ended,
-    /// while only one eye has left it since.
-    open_since: Option<f64>,
-    last_open: Option<(f64, f64)>,
+    /// Since when each eye has been open (closure below `EYE_REARM`), and
+    /// its last such stretch (start, end) that ended.
+    open_since: [Option<f64>; 2],
+    last_open: [Option<(f64, f64)>; 2],
+    /// When both eyes were last away together (a blink, a look).
+    both_away_at: Option<f64>,
     /// The time between the last two frames.
     frame_ms: f64,
     /// Until each eye's rest level has `EYE_MIN_SAMPLES`: the least departure
@@ -287,14 +288,15 @@ impl EyeState {
         if !reliable {
             return Ok(self.closed());
         }
-        if seen.iter().all(|e| e.closure < EYE_REARM) {
-            self.open_since.get_or_insert(t_ms);
-        } else if let Some(since) = self.open_since.take() {
-            self.last_open = Some((since, t_ms));
+        for ((open_since, last_open), eye) in self.open_since.iter_mut().zip(&mut self.last_open).zip(&seen) {
+            if eye.closure < EYE_REARM {
+                open_since.get_or_insert(t_ms);
+            } else if let Some(since) = open_since.take() {
+                *last_open = Some((since, t_ms));
+            }
         }
         if seen.iter().all(|e| e.closure >= EYE_REARM) {
-            // Both eyes left it (a blink): no wink comes from this stretch.
-            self.last_open = None;
+            self.both_away_at = Some(t_ms);
         }
         let ready = self.rest.iter().zip(&self.warm_low).all(|(r, low)| r.len() >= EYE_MIN_SAMPLES || low.is_some());
         let mean = f64::midpoint(seen[0].closure, seen[1].closure);
@@ -532,7 +534,12 @@ impl EyeState {
         for (k, seen) in seen.iter().enumerate() {
             if seen.closure >= EYE_ON {
                 let since = *self.departed[k].get_or_insert(t);
+                // A wink held longer than that is still a wink (its eye
+                // taken shut as the open look, it gave a second wink as it
+                // reopened), up to a long blink's longest.
+                let winking = self.wink.is_some_and(|(w, from, _)| w == k && t - from < LONG_BLINK_MAX_MS);
                 if t - since >= ADOPT_MS
+                    && !winking
                     && let Some(look) = self.open[k].as_mut()
                 {
                     look.set(&self.patch[k])?;
@@ -691,16 +698,24 @@ impl EyeState {
                     Some((s, since, sent))
                 }
             }
-            // A wink starts from both eyes open for `WINK_FROM_OPEN_MS`: one
-            // eye that stays closed as the other reopens from a blink, or
-            // that comes out of a look of its own, is none (zju-s09 with
-            // black frames: the tracked eye on the rim took a look of the
-            // closed eye, and departed from it as both eyes reopened).
-            // Nor is an eye whose look changes slowly as the head turns
-            // behind glasses (generated talking with black frames: one
-            // eye's departure crept past the person's closed depth over 0.4
-            // s of a 25° turn): a lid shuts within a frame or two.
-            (Some(s), _) if self.last_open.is_some_and(|(from, to)| to - from >= WINK_FROM_OPEN_MS && t_ms - to <= WINK_ONSET_MS.max(2.0 * self.frame_ms)) => Some((s, t_ms, false)),
+            // A wink starts from its eye open for `WINK_FROM_OPEN_MS` (the
+            // other eye's noise does not count), not within `WINK_AFTER_BOTH_MS`
+            // of both eyes being away: one eye that stays closed as the other
+            // reopens from a blink is none (zju-s09 with black frames: the
+            // tracked eye on the rim took a look of the closed eye and
+            // departed from it as both eyes reopened), nor is an eye
+            // reopening from a held wink whose closed look it took. And its
+            // eye shuts within `WINK_ONSET_MS` (or two frames) of being
+            // open: a lid shuts at once, where an eye whose look changes
+            // slowly as the head turns behind glasses does not (generated
+            // talking with black frames: one eye's departure crept past the
+            // person's closed depth over 0.4 s of a 25° turn).
+            (Some(s), _)
+                if self.both_away_at.is_none_or(|b| t_ms - b >= WINK_AFTER_BOTH_MS)
+                    && self.last_open[s].is_some_and(|(from, to)| to - from >= WINK_FROM_OPEN_MS && t_ms - to <= WINK_ONSET_MS.max(2.0 * self.frame_ms)) =>
+            {
+                Some((s, t_ms, false))
+            }
             (Some(_) | None, _) => None,
         };
     }
@@ -1146,6 +1161,18 @@ mod tests {
         });
         assert!(!ev.iter().any(|e| matches!(e.1, Event::WinkLeft | Event::WinkRight)), "{ev:?}");
         let ev = run(&mut s, 4600.0, 6000.0, 33.3, |t| (if (5300.0..5800.0).contains(&t) { [1.0, 0.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::WinkLeft], "{ev:?}");
+    }
+
+    /// A wink held for longer than an eye takes a look as its own (the
+    /// closed eye becomes the open look after `ADOPT_MS`): the eye
+    /// reopening from it departs from that look as a closing one would,
+    /// and gave a second wink. One wink, held, is one wink.
+    #[test]
+    fn a_long_held_wink_is_one_wink() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3500.0, 33.3, blinks(130.0));
+        let ev = run(&mut s, 3500.0, 6500.0, 33.3, |t| (if (4000.0..5300.0).contains(&t) { [1.0, 0.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
         assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::WinkLeft], "{ev:?}");
     }
 
