@@ -190,8 +190,6 @@ pub struct EyeState {
     last_open: [Option<(f64, f64)>; 2],
     /// When both eyes were last away together (a blink, a look).
     both_away_at: Option<f64>,
-    /// The time between the last two frames.
-    frame_ms: f64,
     /// Until each eye's rest level has `EYE_MIN_SAMPLES`: the least departure
     /// it has taught so far (see `measure`).
     warm_low: [Option<f64>; 2],
@@ -263,7 +261,6 @@ impl EyeState {
     ) -> Result<bool, VisionError> {
         let dt = self.last_t.map_or(33.3, |l| (t_ms - l).clamp(1.0, 1000.0));
         self.last_t = Some(t_ms);
-        self.frame_ms = dt;
         let size = (px(EYE_PATCH.0 * iod), px((EYE_PATCH.1 * iod).max(EYE_PATCH_MIN_PX)));
         if self.open.iter().any(Option::is_none) {
             return self.start_looks(gray, eyes, size).map(|()| false);
@@ -344,7 +341,7 @@ impl EyeState {
                     // reaches so far must widen the spread), its look does not.
                     let glimpse = ready && self.armed && could_glimpse;
                     self.glimpse = if glimpse { Some((t_ms, mean)) } else { glimpsed.map(|(start, peak)| (start, peak.max(mean))) };
-                    self.winks(&seen, t_ms, timing, events);
+                    self.winks(&seen, t_ms, dt, timing, events);
                     self.learn_open(&seen, dt, self.glimpse.is_none())?;
                 }
             }
@@ -676,7 +673,7 @@ impl EyeState {
     /// open, long enough to be meant. A lid lowered on one side, a squint or
     /// a glint on one lens departs less than a closed eye: no wink. Until a
     /// blink has shown how closed eyes look, there are no winks.
-    fn winks(&mut self, seen: &[Seen; 2], t_ms: f64, timing: EyeTiming, events: &mut Vec<Event>) {
+    fn winks(&mut self, seen: &[Seen; 2], t_ms: f64, dt: f64, timing: EyeTiming, events: &mut Vec<Event>) {
         let shut = |k: usize| {
             self.knows_closed_eyes()
                 && seen[k].closure >= WINK_CLOSED
@@ -712,7 +709,7 @@ impl EyeState {
             // person's closed depth over 0.4 s of a 25° turn).
             (Some(s), _)
                 if self.both_away_at.is_none_or(|b| t_ms - b >= WINK_AFTER_BOTH_MS)
-                    && self.last_open[s].is_some_and(|(from, to)| to - from >= WINK_FROM_OPEN_MS && t_ms - to <= WINK_ONSET_MS.max(2.0 * self.frame_ms)) =>
+                    && self.last_open[s].is_some_and(|(from, to)| to - from >= WINK_FROM_OPEN_MS && t_ms - to <= WINK_ONSET_MS.max(2.0 * dt)) =>
             {
                 Some((s, t_ms, false))
             }
