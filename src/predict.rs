@@ -9,11 +9,13 @@
 //! own vocabulary (names, places, their condition's terms) far more than a
 //! general list predicts.
 //!
-//! Before the first letter of a word, it offers the next word: those the
-//! user has typed after the previous word (word pairs, learned and saved
-//! with the words), then the most frequent words. No word-pair list ships:
-//! none whose licence allows it could be had here (see
-//! `assets/words/README.md`).
+//! Words are ranked by how likely they are after the previous word: the
+//! shipped word pairs (`assets/words/en-pairs.tsv`, P(word | previous) from
+//! the Google Books n-grams) interpolated with the word's own frequency,
+//! and above both the pairs the user has typed (learned and saved with the
+//! words). Before the first letter of a word, it offers the likeliest next
+//! words, so that a whole word can cost one selection; after a letter, the
+//! likeliest words that begin so.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -57,7 +59,21 @@ pub struct Predictor {
     user: BTreeMap<String, u32>,
     /// The user's word pairs (a word, then the word after it) and how often.
     pairs: BTreeMap<(String, String), u32>,
+    /// Shipped word pairs in alphabetical order, each with P(second | first).
+    shipped_pairs: PairList,
 }
+
+/// A shipped pair list: (first, second, P(second | first)), in order.
+type PairList = Arc<[(String, String, f64)]>;
+
+/// How much of a word's likelihood after a word is the shipped pairs'
+/// P(word | previous); the rest is its own frequency (Jelinek–Mercer
+/// interpolation, with the usual even share: not fitted to a phrase set).
+const PAIR_SHARE: f64 = 0.5;
+
+/// A word pair the user typed once counts like a certain next word (P = 1,
+/// above any shipped pair's share): their own phrases come first.
+const USER_PAIR_WEIGHT: f64 = 1.0;
 
 /// The most word pairs kept (in `words.txt`, as `first second<TAB>count`).
 pub const MAX_USER_PAIRS: usize = 50_000;
@@ -98,23 +114,54 @@ impl Predictor {
         Ok(Self { words: words.into(), top: top.into(), ..Self::default() })
     }
 
-    /// The shipped list of this installation (`assets/words/en.tsv`), read
-    /// once per process (every menu panel starts from it); a list that
-    /// cannot be read is tried again next time.
+    /// Adds shipped word pairs (`first second<TAB>centibels` lines, the
+    /// centibels of P(second | first); `#` starts a comment). A pair that
+    /// is not two words is skipped.
     ///
     /// # Errors
-    /// See [`Predictor::load`].
-    pub fn shipped() -> Result<Self, PredictError> {
-        static SHIPPED: Mutex<Option<(PathBuf, WordList, WordList)>> = Mutex::new(None);
-        let path = crate::data_dir().join("assets").join("words").join("en.tsv");
-        let mut kept = SHIPPED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((p, words, top)) = kept.as_ref()
-            && *p == path
-        {
-            return Ok(Self { words: Arc::clone(words), top: Arc::clone(top), ..Self::default() });
+    /// The file cannot be read, or a line is malformed (named).
+    pub fn load_pairs(&mut self, path: &Path) -> Result<(), PredictError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PredictError::Read { path: path.to_path_buf(), source })?;
+        let mut pairs = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let bad = || PredictError::Format { path: path.to_path_buf(), line: i + 1 };
+            let (pair, cb) = line.split_once('\t').ok_or_else(bad)?;
+            let cb: f64 = cb.trim().parse().map_err(|_| bad())?;
+            if let Some((a, b)) = pair.split_once(' ')
+                && is_word(a)
+                && is_word(b)
+            {
+                pairs.push((a.to_lowercase(), b.to_lowercase(), 10f64.powf(cb / 100.0).min(1.0)));
+            }
         }
-        let loaded = Self::load(&path)?;
-        *kept = Some((path, Arc::clone(&loaded.words), Arc::clone(&loaded.top)));
+        pairs.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
+        pairs.dedup_by(|x, y| x.0 == y.0 && x.1 == y.1);
+        self.shipped_pairs = pairs.into();
+        Ok(())
+    }
+
+    /// The shipped words and word pairs of this installation
+    /// (`assets/words/en.tsv`, `en-pairs.tsv`), read once per process
+    /// (every menu panel starts from them); a list that cannot be read is
+    /// tried again next time.
+    ///
+    /// # Errors
+    /// See [`Predictor::load`] and [`Predictor::load_pairs`].
+    pub fn shipped() -> Result<Self, PredictError> {
+        static SHIPPED: Mutex<Option<(PathBuf, Predictor)>> = Mutex::new(None);
+        let dir = crate::data_dir().join("assets").join("words");
+        let mut kept = SHIPPED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((d, p)) = kept.as_ref()
+            && *d == dir
+        {
+            return Ok(p.clone());
+        }
+        let mut loaded = Self::load(&dir.join("en.tsv"))?;
+        loaded.load_pairs(&dir.join("en-pairs.tsv"))?;
+        *kept = Some((dir, loaded.clone()));
         Ok(loaded)
     }
 
@@ -213,35 +260,87 @@ impl Predictor {
     }
 
     /// Up to `n` words to offer before the first letter of the word after
-    /// `previous` (empty at the start): those the user has typed after it,
-    /// most often first, then the most frequent words (the user's own
-    /// counted as in [`Predictor::suggest`]).
+    /// `previous` (empty at the start), likeliest first (see [`Predictor::suggest_after`]):
+    /// those the user has typed after it, the shipped pairs' likely next
+    /// words, and the most frequent words.
     #[must_use]
     pub fn suggest_next(&self, previous: &str, n: usize) -> Vec<String> {
-        let prev = previous.to_lowercase();
-        let mut out: Vec<String> = Vec::new();
-        if is_word(&prev) {
-            let mut followers: Vec<(&str, u32)> = self.pairs.range((prev.clone(), String::new())..).take_while(|((a, _), _)| *a == prev).map(|((_, b), c)| (b.as_str(), *c)).collect();
-            followers.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-            out.extend(followers.into_iter().take(n).map(|(w, _)| shown(w, false)));
+        let after = self.after(previous);
+        let mut candidates: BTreeMap<&str, f64> = self.top.iter().map(|(w, f)| (w.as_str(), *f)).collect();
+        let mut own: Vec<(&str, u32)> = self.user.iter().map(|(w, c)| (w.as_str(), *c)).collect();
+        own.sort_by_key(|w| std::cmp::Reverse(w.1));
+        for (w, _) in own.into_iter().take(n) {
+            candidates.entry(w).or_insert(0.0);
         }
-        if out.len() < n {
-            let mut common: Vec<(&str, f64)> = self.top.iter().map(|(w, f)| (w.as_str(), *f + USER_WEIGHT * f64::from(self.learned(w)))).collect();
-            let mut own: Vec<(&str, f64)> = self.user.iter().map(|(w, c)| (w.as_str(), USER_WEIGHT * f64::from(*c))).collect();
-            own.sort_by(|a, b| b.1.total_cmp(&a.1));
-            common.extend(own.into_iter().take(n));
-            common.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-            for (w, _) in common {
-                let w = shown(w, false);
-                if out.len() >= n {
-                    break;
-                }
-                if !out.contains(&w) {
-                    out.push(w);
-                }
-            }
+        for w in after.user.keys() {
+            candidates.entry(w).or_insert(0.0);
         }
-        out
+        for (_, w, _) in after.shipped {
+            candidates.entry(w.as_str()).or_insert_with(|| self.frequency(w));
+        }
+        self.best(&after, candidates, n, false)
+    }
+
+    /// Up to `n` words that begin with `prefix` (case ignored), never
+    /// `prefix` itself, likeliest first after `previous` (empty: none).
+    /// How likely a word is: the shipped pairs' P(word | previous) and the
+    /// word's own frequency, half each ([`PAIR_SHARE`]), the user's own words
+    /// counting as frequent ones, and above all the pairs the user typed.
+    /// Written as the user began them: a capital first letter stays, and "i" is "I".
+    #[must_use]
+    pub fn suggest_after(&self, previous: &str, prefix: &str, n: usize) -> Vec<String> {
+        let p = prefix.to_lowercase();
+        if p.is_empty() || n == 0 {
+            return Vec::new();
+        }
+        let start = self.words.partition_point(|(w, _)| w.as_str() < p.as_str());
+        let mut candidates: BTreeMap<&str, f64> = BTreeMap::new();
+        for (w, f) in self.words[start..].iter().take_while(|(w, _)| w.starts_with(&p)) {
+            candidates.insert(w, *f);
+        }
+        for (w, _) in self.user.range(p.clone()..).take_while(|(w, _)| w.starts_with(&p)) {
+            candidates.entry(w).or_insert(0.0);
+        }
+        candidates.remove(p.as_str());
+        let capital = prefix.chars().next().is_some_and(char::is_uppercase);
+        self.best(&self.after(previous), candidates, n, capital)
+    }
+
+    /// [`Predictor::suggest_after`] with no previous word.
+    #[must_use]
+    pub fn suggest(&self, prefix: &str, n: usize) -> Vec<String> {
+        self.suggest_after("", prefix, n)
+    }
+
+    /// What is known of the words after `previous`.
+    fn after(&self, previous: &str) -> After<'_> {
+        let prev = letters(previous);
+        if !is_word(&prev) {
+            return After { shipped: &[], user: BTreeMap::new() };
+        }
+        let start = self.shipped_pairs.partition_point(|(a, _, _)| a.as_str() < prev.as_str());
+        let len = self.shipped_pairs[start..].partition_point(|(a, _, _)| *a == prev);
+        let user = self.pairs.range((prev.clone(), String::new())..).take_while(|((a, _), _)| *a == prev).map(|((_, b), c)| (b.as_str(), *c)).collect();
+        After { shipped: &self.shipped_pairs[start..start + len], user }
+    }
+
+    /// A shipped word's frequency (0 if not listed).
+    fn frequency(&self, word: &str) -> f64 {
+        self.words.binary_search_by(|(w, _)| w.as_str().cmp(word)).map_or(0.0, |i| self.words[i].1)
+    }
+
+    /// The `n` likeliest of `candidates` (each with its shipped frequency) after `after`'s word.
+    fn best(&self, after: &After<'_>, candidates: BTreeMap<&str, f64>, n: usize, capital: bool) -> Vec<String> {
+        let mut scored: Vec<(&str, f64)> = candidates
+            .into_iter()
+            .map(|(w, f)| {
+                let own = f + USER_WEIGHT * f64::from(self.user.get(w).copied().unwrap_or(0));
+                let user_pair = f64::from(after.user.get(w).copied().unwrap_or(0));
+                (w, (1.0 - PAIR_SHARE) * own + PAIR_SHARE * after.shipped_p(w) + USER_PAIR_WEIGHT * user_pair)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        scored.into_iter().take(n).map(|(w, _)| shown(w, capital)).collect()
     }
 
     /// How often the user typed `word`.
@@ -250,28 +349,19 @@ impl Predictor {
         self.user.get(&word.to_lowercase()).copied().unwrap_or(0)
     }
 
-    /// Up to `n` words that begin with `prefix` (case ignored), most likely
-    /// first, never `prefix` itself. Written as the user began them: a
-    /// capital first letter stays, and "i" is "I".
-    #[must_use]
-    pub fn suggest(&self, prefix: &str, n: usize) -> Vec<String> {
-        let p = prefix.to_lowercase();
-        if p.is_empty() || n == 0 {
-            return Vec::new();
-        }
-        let start = self.words.partition_point(|(w, _)| w.as_str() < p.as_str());
-        let mut scored: BTreeMap<&str, f64> = BTreeMap::new();
-        for (w, f) in self.words[start..].iter().take_while(|(w, _)| w.starts_with(&p)) {
-            scored.insert(w, *f);
-        }
-        for (w, count) in self.user.range(p.clone()..).take_while(|(w, _)| w.starts_with(&p)) {
-            *scored.entry(w).or_insert(0.0) += USER_WEIGHT * f64::from(*count);
-        }
-        scored.remove(p.as_str());
-        let mut best: Vec<(&str, f64)> = scored.into_iter().collect();
-        best.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        let capital = prefix.chars().next().is_some_and(char::is_uppercase);
-        best.into_iter().take(n).map(|(w, _)| shown(w, capital)).collect()
+}
+
+/// The words known to follow one word: the shipped pairs that begin with
+/// it (ordered by their second word) and the user's.
+struct After<'a> {
+    shipped: &'a [(String, String, f64)],
+    user: BTreeMap<&'a str, u32>,
+}
+
+impl After<'_> {
+    /// The shipped P(word | the previous word) (0 when not listed).
+    fn shipped_p(&self, word: &str) -> f64 {
+        self.shipped.binary_search_by(|(_, b, _)| b.as_str().cmp(word)).map_or(0.0, |i| self.shipped[i].2)
     }
 }
 
@@ -409,6 +499,29 @@ mod tests {
         assert_eq!((again.learned_pair("hello", "helsinki"), again.learned_pair("hello", "there"), again.learned("hello")), (2, 1, 1));
     }
 
+    /// The shipped pairs rank a word by how likely it is after the previous
+    /// one, over its own frequency; a pair the user typed ranks above them.
+    #[test]
+    fn the_likeliest_word_after_the_previous_one_comes_first() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("w.tsv"), "yes\t-150\nyou\t-200\nyour\t-260\nthank\t-330\n").expect("write");
+        let mut w = Predictor::load(&dir.path().join("w.tsv")).expect("load");
+        let pairs = dir.path().join("pairs.tsv");
+        std::fs::write(&pairs, "# test\nthank you\t-16\nthank yes\t-250\nbad-word x\t-10\n").expect("write");
+        w.load_pairs(&pairs).expect("pairs");
+        assert_eq!(w.shipped_pairs.len(), 2, "a pair that is not two words is skipped");
+        assert_eq!(w.suggest("y", 3), vec!["yes", "you", "your"], "alone: by frequency");
+        assert_eq!(w.suggest_after("thank", "y", 3), vec!["you", "yes", "your"], "after thank: by the pair");
+        assert_eq!(w.suggest_after("Thank,", "Y", 1), vec!["You"], "the previous word's case and signs do not matter; a capital stays");
+        assert_eq!(w.suggest_next("thank", 2), vec!["you", "yes"], "before the first letter too");
+        assert_eq!(w.suggest_next("", 1), vec!["yes"], "no previous word: by frequency");
+        w.learn_pair("thank", "your");
+        assert_eq!(w.suggest_next("thank", 3), vec!["your", "you", "yes"], "the user's own pair first");
+        std::fs::write(&pairs, "thank you\n").expect("write");
+        let e = w.load_pairs(&pairs).expect_err("malformed").to_string();
+        assert!(e.contains("pairs.tsv") && e.contains("line 1"), "{e}");
+    }
+
     #[test]
     fn the_previous_word_is_the_one_before_the_space() {
         assert_eq!(previous_word("hello wor"), "hello");
@@ -435,6 +548,10 @@ mod tests {
         assert!(p.words.len() > 10_000);
         assert_eq!(p.suggest("th", 1), vec!["the"]);
         assert!(p.suggest("beca", 3).contains(&"because".to_string()));
+        assert!(p.shipped_pairs.len() > 5000, "the shipped word pairs");
+        assert_eq!(p.suggest_next("thank", 1), vec!["you"]);
+        assert_eq!(p.suggest_after("according", "t", 1), vec!["to"]);
+        assert_eq!(p.suggest_next("according", 1), vec!["to"]);
         let dir = tempfile::tempdir().expect("tempdir");
         let bad = dir.path().join("bad.tsv");
         std::fs::write(&bad, "word\n").expect("write");

@@ -696,7 +696,7 @@ impl MenuPanel {
                 if word.is_empty() {
                     p.suggest_next(previous, n)
                 } else {
-                    p.suggest(word, n)
+                    p.suggest_after(previous, word, n)
                 }
             }
             _ => Vec::new(),
