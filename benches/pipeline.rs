@@ -6,10 +6,12 @@
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use nalgebra::DVector;
 use facemouse::capture::Frame;
 use facemouse::pipeline::Pipeline;
 use facemouse::profile::Settings;
 use facemouse::lab::synth::{FaceAsset, Generator, SynthConfig, default_photo};
+use facemouse::vision::ahm::{Ahm, Kernel};
 use facemouse::vision::blinklink::BlinkLink;
 use facemouse::vision::face::{FaceDetector, Prepared};
 use facemouse::vision::locate::GenericEyes;
@@ -128,6 +130,20 @@ fn benches(c: &mut Criterion) {
             frame.update_gray().expect("grey");
         });
     });
+
+    // Active Hidden Models: the full projection onto 400 training
+    // observations of 24×24 against the subset projection onto the 20 whose
+    // hidden states are nearest the last estimate.
+    let mut rng = facemouse::lab::synth::Rng::new(9);
+    let pairs: Vec<(DVector<f64>, DVector<f64>)> = (0..400)
+        .map(|_| (DVector::from_fn(576, |_, _| rng.gauss()), DVector::from_fn(10, |_, _| rng.gauss())))
+        .collect();
+    let obs: Vec<DVector<f64>> = pairs.iter().map(|p| p.0.clone()).collect();
+    let model = Ahm::train(Kernel::gaussian_for(&obs, 1.0), 1e-3, &pairs).expect("train");
+    let x = &pairs[17].0 + DVector::from_fn(576, |_, _| 0.1 * rng.gauss());
+    let near = model.nearest(&pairs[17].1, 20);
+    c.bench_function("ahm_full_projection_n400_24x24", |b| b.iter(|| model.project(&x).expect("full")));
+    c.bench_function("ahm_subset_projection_m20_of_400", |b| b.iter(|| model.project_subset(&x, &near).expect("subset")));
 }
 
 criterion_group!(all, benches);

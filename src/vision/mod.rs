@@ -18,6 +18,7 @@
 //!
 //! Every threshold is in [`params`].
 
+pub mod ahm;
 pub mod blinklink;
 pub mod brows;
 pub mod eyes;

@@ -1,0 +1,497 @@
+//! Active Hidden Models (AHM; Epstein and Betke, "Active Hidden Models for
+//! Tracking with Kernel Projections", BU-CS-2009-006): a deformable object
+//! is tracked by projecting each new appearance observation, in a kernel's
+//! feature space, onto the span of training observations; the hidden state
+//! (the shape: feature points, pose) is read off the same coefficients.
+//!
+//! With training pairs (x_i, h_i), Gram matrix K (K_ij = k(x_i, x_j)) and a
+//! new observation x with kernel values k (k_i = k(x_i, x)), the projection
+//! coefficients are the regularized least-squares solution
+//!
+//! ```text
+//! α = argmin ‖φ(x) − Σ α_i φ(x_i)‖² + λ‖α‖²  =  (K + λI)⁻¹ k,
+//! ```
+//!
+//! and the hidden state is ĥ = Σ α_i h_i. The **subset projection** solves
+//! the same problem over the m training pairs whose hidden states are nearest
+//! the last estimate (the head moves little between frames): m kernel values
+//! and an m×m system instead of n of each, with the Gram matrix kept from
+//! training.
+//!
+//! **Accuracy.** If the hidden state is linear in feature space up to noise
+//! of variance σ² per value, ĥ has variance σ²‖α‖², and an observation
+//! off the training span adds a bias that grows with its squared distance
+//! r = ‖φ(x) − Σ α_i φ(x_i)‖². Projecting each training observation onto the
+//! others (leave one out, in closed form from (K + λI)⁻¹) gives errors with
+//! known ‖α‖² and r, from which the model's own error, e² ≈ c + s‖α‖² + b r,
+//! is fitted by least squares (c, s, b ≥ 0): an estimate of the error of
+//! each projection, made only from the training set. It also shows why a
+//! kernel that makes the training observations linearly dependent is the
+//! better tracker: the weight spreads over the similar observations, ‖α‖²
+//! falls, and so does the variance (`tests::a_kernel_that_makes_the_observations_dependent_has_lower_variance`).
+//!
+//! **The kernel** is Gaussian, exp(−‖x − y‖² / (2s²)), with s the median
+//! distance between training observations (a linear kernel is there to
+//! compare): a face's appearance is far from linear in its pose, and a
+//! Gaussian of that width makes neighbouring poses' observations nearly
+//! collinear in feature space, the dependent case above, while far ones stay
+//! apart.
+
+use nalgebra::{DMatrix, DVector};
+
+/// What can go wrong building or using a model.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum AhmError {
+    #[error("an AHM needs at least {need} training pairs; it was given {got}")]
+    TooFew { need: usize, got: usize },
+    #[error("an observation has {got} values where the model's have {want}")]
+    ObservationSize { want: usize, got: usize },
+    #[error("a hidden state has {got} values where the model's have {want}")]
+    HiddenSize { want: usize, got: usize },
+    #[error("an observation or hidden state is not a finite number")]
+    NotFinite,
+    #[error("the regularization must be more than 0 (it was {0})")]
+    Regularization(f64),
+}
+
+/// The fewest training pairs a model is built from (the accuracy fit needs some left out).
+pub const MIN_PAIRS: usize = 4;
+
+/// The kernel that compares two observations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kernel {
+    /// exp(−‖x − y‖² / (2 width²)).
+    Gaussian { width: f64 },
+    /// x · y.
+    Linear,
+}
+
+impl Kernel {
+    /// A Gaussian as wide as the median distance between the observations
+    /// (times `scale`), the usual choice when nothing else is known.
+    #[must_use]
+    pub fn gaussian_for(observations: &[DVector<f64>], scale: f64) -> Self {
+        let mut d: Vec<f64> = Vec::new();
+        for (i, a) in observations.iter().enumerate() {
+            for b in &observations[i + 1..] {
+                d.push((a - b).norm());
+            }
+        }
+        d.sort_by(f64::total_cmp);
+        let median = d.get(d.len() / 2).copied().filter(|m| *m > 0.0).unwrap_or(1.0);
+        Self::Gaussian { width: median * scale }
+    }
+
+    /// k(x, y).
+    #[must_use]
+    pub fn eval(&self, x: &DVector<f64>, y: &DVector<f64>) -> f64 {
+        match *self {
+            Self::Gaussian { width } => (-(x - y).norm_squared() / (2.0 * width * width)).exp(),
+            Self::Linear => x.dot(y),
+        }
+    }
+}
+
+/// One projection's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// The hidden state read off the projection.
+    pub hidden: DVector<f64>,
+    /// The model's estimate of its error here (root mean square over the hidden values).
+    pub expected_error: f64,
+    /// ‖α‖²: the estimate's variance over the noise variance.
+    pub weight_norm: f64,
+    /// The squared distance in feature space from the observation to its projection.
+    pub residual: f64,
+}
+
+/// A trained model: the training pairs, their Gram matrix and its regularized inverse.
+#[derive(Debug, Clone)]
+pub struct Ahm {
+    kernel: Kernel,
+    lambda: f64,
+    observations: Vec<DVector<f64>>,
+    /// Hidden states, one column per training pair.
+    hidden: DMatrix<f64>,
+    gram: DMatrix<f64>,
+    /// (K + λI)⁻¹.
+    inverse: DMatrix<f64>,
+    /// The error model e² ≈ c + s‖α‖² + b r, fitted to the left-out projections.
+    error_model: [f64; 3],
+}
+
+impl Ahm {
+    /// Builds a model from training pairs (observation, hidden state).
+    ///
+    /// # Errors
+    /// Fewer than [`MIN_PAIRS`] pairs, sizes that differ, values that are
+    /// not finite, or a regularization that is not positive.
+    pub fn train(kernel: Kernel, lambda: f64, pairs: &[(DVector<f64>, DVector<f64>)]) -> Result<Self, AhmError> {
+        if pairs.len() < MIN_PAIRS {
+            return Err(AhmError::TooFew { need: MIN_PAIRS, got: pairs.len() });
+        }
+        if !(lambda > 0.0 && lambda.is_finite()) {
+            return Err(AhmError::Regularization(lambda));
+        }
+        let (dx, dh) = (pairs[0].0.len(), pairs[0].1.len());
+        for (x, h) in pairs {
+            if x.len() != dx {
+                return Err(AhmError::ObservationSize { want: dx, got: x.len() });
+            }
+            if h.len() != dh {
+                return Err(AhmError::HiddenSize { want: dh, got: h.len() });
+            }
+            if !(x.iter().all(|v| v.is_finite()) && h.iter().all(|v| v.is_finite())) {
+                return Err(AhmError::NotFinite);
+            }
+        }
+        let n = pairs.len();
+        let observations: Vec<DVector<f64>> = pairs.iter().map(|(x, _)| x.clone()).collect();
+        let hidden = DMatrix::from_fn(dh, n, |r, c| pairs[c].1[r]);
+        let gram = DMatrix::from_fn(n, n, |i, j| kernel.eval(&observations[i], &observations[j]));
+        let regularized = &gram + DMatrix::identity(n, n) * lambda;
+        // K is positive semi-definite, so K + λI is positive definite: Cholesky holds.
+        let inverse = regularized.clone().cholesky().map_or_else(|| regularized.pseudo_inverse(1e-12).unwrap_or_else(|_| DMatrix::identity(n, n)), |c| c.inverse());
+        let mut model = Self { kernel, lambda, observations, hidden, gram, inverse, error_model: [0.0; 3] };
+        model.error_model = model.fit_error_model();
+        Ok(model)
+    }
+
+    /// How many training pairs.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.observations.len()
+    }
+
+    /// Whether there are none (never, once trained).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.observations.is_empty()
+    }
+
+    /// The kernel in use.
+    #[must_use]
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The Gram matrix of the training observations.
+    #[must_use]
+    pub fn gram(&self) -> &DMatrix<f64> {
+        &self.gram
+    }
+
+    fn check(&self, x: &DVector<f64>) -> Result<(), AhmError> {
+        let want = self.observations[0].len();
+        if x.len() != want {
+            return Err(AhmError::ObservationSize { want, got: x.len() });
+        }
+        if !x.iter().all(|v| v.is_finite()) {
+            return Err(AhmError::NotFinite);
+        }
+        Ok(())
+    }
+
+    /// The full projection of `x` onto every training observation.
+    ///
+    /// # Errors
+    /// An observation of the wrong size or not finite.
+    pub fn project(&self, x: &DVector<f64>) -> Result<Estimate, AhmError> {
+        self.check(x)?;
+        let k = DVector::from_iterator(self.len(), self.observations.iter().map(|o| self.kernel.eval(o, x)));
+        let alpha = &self.inverse * &k;
+        let residual = self.kernel.eval(x, x) - 2.0 * alpha.dot(&k) + (alpha.transpose() * &self.gram * &alpha)[(0, 0)];
+        Ok(self.estimate(&self.hidden * &alpha, &alpha, residual))
+    }
+
+    /// The subset projection: onto the training observations `subset` only
+    /// (indices; see [`Ahm::nearest`]), solving the small system there.
+    ///
+    /// # Errors
+    /// An observation of the wrong size or not finite.
+    pub fn project_subset(&self, x: &DVector<f64>, subset: &[usize]) -> Result<Estimate, AhmError> {
+        self.check(x)?;
+        let idx: Vec<usize> = subset.iter().copied().filter(|&i| i < self.len()).collect();
+        if idx.is_empty() {
+            return self.project(x);
+        }
+        let m = idx.len();
+        let k = DVector::from_iterator(m, idx.iter().map(|&i| self.kernel.eval(&self.observations[i], x)));
+        let ks = DMatrix::from_fn(m, m, |a, b| self.gram[(idx[a], idx[b])]);
+        let reg = &ks + DMatrix::identity(m, m) * self.lambda;
+        let alpha = reg.cholesky().map_or_else(|| DVector::zeros(m), |c| c.solve(&k));
+        let hidden = DVector::from_fn(self.hidden.nrows(), |r, _| idx.iter().zip(alpha.iter()).map(|(&i, a)| self.hidden[(r, i)] * a).sum());
+        let residual = self.kernel.eval(x, x) - 2.0 * alpha.dot(&k) + (alpha.transpose() * &ks * &alpha)[(0, 0)];
+        Ok(self.estimate(hidden, &alpha, residual))
+    }
+
+    /// The `m` training pairs whose hidden states are nearest `h` (the last
+    /// estimate, when tracking): the subset to project onto next.
+    #[must_use]
+    pub fn nearest(&self, h: &DVector<f64>, m: usize) -> Vec<usize> {
+        if h.len() != self.hidden.nrows() {
+            return (0..self.len()).collect();
+        }
+        let mut d: Vec<(f64, usize)> = (0..self.len()).map(|i| ((self.hidden.column(i) - h).norm_squared(), i)).collect();
+        d.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        d.into_iter().take(m.max(1)).map(|(_, i)| i).collect()
+    }
+
+    fn estimate(&self, hidden: DVector<f64>, alpha: &DVector<f64>, residual: f64) -> Estimate {
+        let weight_norm = alpha.norm_squared();
+        let residual = residual.max(0.0);
+        let [c, s, b] = self.error_model;
+        let expected_error = (c + s * weight_norm + b * residual).max(0.0).sqrt();
+        Estimate { hidden, expected_error, weight_norm, residual }
+    }
+
+    /// Each training observation projected onto the others: (mean squared
+    /// error over the hidden values, ‖α‖², residual), in closed form from
+    /// (K + λI)⁻¹ (removing one pair from the system is a rank-one change).
+    fn left_out(&self) -> Vec<(f64, f64, f64)> {
+        let n = self.len();
+        let a = &self.inverse;
+        let dh = self.hidden.nrows() as f64;
+        (0..n)
+            .map(|i| {
+                let others: Vec<usize> = (0..n).filter(|&j| j != i).collect();
+                let aii = a[(i, i)];
+                // (K₋ᵢ + λI)⁻¹ = A₋ᵢ₋ᵢ − A₋ᵢ,ᵢ Aᵢ,₋ᵢ / Aᵢᵢ
+                let m = others.len();
+                let inv = DMatrix::from_fn(m, m, |p, q| a[(others[p], others[q])] - a[(others[p], i)] * a[(i, others[q])] / aii);
+                let k = DVector::from_fn(m, |p, _| self.gram[(others[p], i)]);
+                let alpha = &inv * &k;
+                let kk = DMatrix::from_fn(m, m, |p, q| self.gram[(others[p], others[q])]);
+                let residual = (self.gram[(i, i)] - 2.0 * alpha.dot(&k) + (alpha.transpose() * &kk * &alpha)[(0, 0)]).max(0.0);
+                let mut err = 0.0;
+                for r in 0..self.hidden.nrows() {
+                    let est: f64 = others.iter().zip(alpha.iter()).map(|(&j, w)| self.hidden[(r, j)] * w).sum();
+                    err += (est - self.hidden[(r, i)]).powi(2);
+                }
+                (err / dh, alpha.norm_squared(), residual)
+            })
+            .collect()
+    }
+
+    /// Fits e² ≈ c + s‖α‖² + b r to the left-out projections by least
+    /// squares with every coefficient at least 0 (a negative one is dropped
+    /// and the rest fitted again).
+    fn fit_error_model(&self) -> [f64; 3] {
+        let rows = self.left_out();
+        let mut active = [true; 3];
+        for _ in 0..3 {
+            let cols: Vec<usize> = (0..3).filter(|&c| active[c]).collect();
+            if cols.is_empty() {
+                break;
+            }
+            let feature = |r: &(f64, f64, f64), c: usize| match c {
+                0 => 1.0,
+                1 => r.1,
+                _ => r.2,
+            };
+            let x = DMatrix::from_fn(rows.len(), cols.len(), |i, j| feature(&rows[i], cols[j]));
+            let y = DVector::from_iterator(rows.len(), rows.iter().map(|r| r.0));
+            let xtx = x.transpose() * &x + DMatrix::identity(cols.len(), cols.len()) * 1e-12;
+            let Some(chol) = xtx.cholesky() else { break };
+            let w = chol.solve(&(x.transpose() * y));
+            let mut out = [0.0; 3];
+            for (j, &c) in cols.iter().enumerate() {
+                out[c] = w[j];
+            }
+            if let Some(neg) = (0..3).find(|&c| active[c] && out[c] < 0.0) {
+                active[neg] = false;
+                continue;
+            }
+            return out;
+        }
+        // Nothing fits: the mean left-out error, whatever the projection.
+        [rows.iter().map(|r| r.0).sum::<f64>() / rows.len().max(1) as f64, 0.0, 0.0]
+    }
+}
+
+/// Spearman's rank correlation of two equally long series (ties share their mean rank).
+#[must_use]
+pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    fn ranks(v: &[f64]) -> Vec<f64> {
+        let mut idx: Vec<usize> = (0..v.len()).collect();
+        idx.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
+        let mut r = vec![0.0; v.len()];
+        let mut i = 0;
+        while i < idx.len() {
+            let mut j = i;
+            while j + 1 < idx.len() && v[idx[j + 1]].total_cmp(&v[idx[i]]).is_eq() {
+                j += 1;
+            }
+            let mean = (i + j) as f64 / 2.0;
+            for &k in &idx[i..=j] {
+                r[k] = mean;
+            }
+            i = j + 1;
+        }
+        r
+    }
+    let n = a.len().min(b.len());
+    if n < 2 {
+        return f64::NAN;
+    }
+    let (ra, rb) = (ranks(&a[..n]), ranks(&b[..n]));
+    let mean = (n as f64 - 1.0) / 2.0;
+    let (mut num, mut da, mut db) = (0.0, 0.0, 0.0);
+    for i in 0..n {
+        num += (ra[i] - mean) * (rb[i] - mean);
+        da += (ra[i] - mean).powi(2);
+        db += (rb[i] - mean).powi(2);
+    }
+    num / (da * db).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::synth::Rng;
+
+    /// The toy deformable object: a bump on a line of 32 pixels, its place
+    /// (8 to 24) and width (1.5 to 4) hidden; the observation is normalized
+    /// for light (zero mean, unit length), as a face patch will be.
+    fn bump(place: f64, width: f64, noise: f64, rng: &mut Rng) -> DVector<f64> {
+        let mut v = DVector::from_fn(32, |i, _| (-((i as f64 - place).powi(2)) / (2.0 * width * width)).exp() + noise * rng.gauss());
+        let mean = v.mean();
+        v.add_scalar_mut(-mean);
+        let n = v.norm().max(1e-12);
+        v / n
+    }
+
+    fn grid(noise_h: f64, rng: &mut Rng) -> Vec<(DVector<f64>, DVector<f64>)> {
+        let mut out = Vec::new();
+        for p in 0..=16 {
+            for w in 0..=5 {
+                let (place, width) = (8.0 + f64::from(p), 1.5 + 0.5 * f64::from(w));
+                let x = bump(place, width, 0.0, rng);
+                out.push((x, DVector::from_vec(vec![place + noise_h * rng.gauss(), width + noise_h * rng.gauss()])));
+            }
+        }
+        out
+    }
+
+    fn model(kernel_scale: f64, pairs: &[(DVector<f64>, DVector<f64>)]) -> Ahm {
+        let obs: Vec<DVector<f64>> = pairs.iter().map(|p| p.0.clone()).collect();
+        Ahm::train(Kernel::gaussian_for(&obs, kernel_scale), 1e-3, pairs).expect("train")
+    }
+
+    #[test]
+    fn the_projection_reads_the_hidden_state_of_an_unseen_shape() {
+        let mut rng = Rng::new(5);
+        let m = model(1.0, &grid(0.0, &mut rng));
+        let mut worst: f64 = 0.0;
+        for (place, width) in [(10.5, 2.25), (15.3, 3.1), (21.7, 1.8), (12.2, 3.7)] {
+            let e = m.project(&bump(place, width, 0.0, &mut rng)).expect("project");
+            worst = worst.max((e.hidden[0] - place).abs()).max((e.hidden[1] - width).abs());
+        }
+        assert!(worst < 0.35, "between the training shapes, the hidden state comes within 0.35 px: {worst}");
+    }
+
+    /// The paper's claim: the kernel that makes the training observations
+    /// linearly dependent gives the estimate of least variance. With noisy
+    /// hidden labels, and a shape both kernels represent exactly (one of the
+    /// training shapes), a wide Gaussian (its Gram matrix numerically of low
+    /// rank) spreads the weight over neighbouring shapes; a narrow one (Gram
+    /// matrix near the identity: the observations independent) takes that
+    /// shape's noisy label alone. Both are unbiased here; the first varies less.
+    #[test]
+    fn a_kernel_that_makes_the_observations_dependent_has_lower_variance() {
+        let mut rng = Rng::new(11);
+        let x = bump(14.0, 2.5, 0.0, &mut rng);
+        let spread = |scale: f64, rng: &mut Rng| {
+            let mut places = Vec::new();
+            let mut gram_ratio = 0.0;
+            for _ in 0..60 {
+                let m = model(scale, &grid(0.5, rng));
+                let eig = m.gram().clone().symmetric_eigen().eigenvalues;
+                gram_ratio = eig.min() / eig.max();
+                places.push(m.project(&x).expect("project").hidden[0]);
+            }
+            let mean = places.iter().sum::<f64>() / places.len() as f64;
+            (mean, places.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / (places.len() - 1) as f64, gram_ratio)
+        };
+        let (wide_mean, wide, wide_ratio) = spread(1.0, &mut rng);
+        let (narrow_mean, narrow, narrow_ratio) = spread(0.05, &mut rng);
+        assert!(wide_ratio < 1e-6, "the wide kernel makes the observations dependent: λmin/λmax {wide_ratio}");
+        assert!(narrow_ratio > 0.3, "the narrow kernel keeps them independent: λmin/λmax {narrow_ratio}");
+        assert!((wide_mean - 14.0).abs() < 0.15 && (narrow_mean - 14.0).abs() < 0.15, "both unbiased: {wide_mean:.3}, {narrow_mean:.3}");
+        assert!(wide < 0.5 * narrow, "variance of the place: dependent {wide:.4} against independent {narrow:.4}");
+    }
+
+    #[test]
+    fn the_subset_projection_is_the_full_one_over_all_and_as_good_over_the_nearest() {
+        let mut rng = Rng::new(3);
+        let pairs = grid(0.0, &mut rng);
+        let m = model(1.0, &pairs);
+        let all: Vec<usize> = (0..m.len()).collect();
+        let x = bump(17.6, 2.9, 0.0, &mut rng);
+        let (full, sub) = (m.project(&x).expect("full"), m.project_subset(&x, &all).expect("subset"));
+        assert!((full.hidden.clone() - sub.hidden).norm() < 1e-9, "over every pair the subset projection is the full one");
+        // Tracking: the subset is the 16 pairs nearest the last estimate (a frame ago).
+        let (mut err_full, mut err_sub) = (0.0, 0.0);
+        let mut last = DVector::from_vec(vec![9.0, 2.0]);
+        for k in 0..40 {
+            let (place, width) = (9.0 + 0.35 * f64::from(k), 2.0 + 0.04 * f64::from(k));
+            let x = bump(place, width, 0.01, &mut rng);
+            let truth = DVector::from_vec(vec![place, width]);
+            let f = m.project(&x).expect("full");
+            let s = m.project_subset(&x, &m.nearest(&last, 16)).expect("subset");
+            err_full += (f.hidden - &truth).norm();
+            err_sub += (s.hidden.clone() - &truth).norm();
+            last = s.hidden;
+        }
+        assert!(err_sub <= 1.1 * err_full + 0.05, "subset {err_sub:.3} against full {err_full:.3}, summed over 40 frames");
+    }
+
+    /// The accuracy estimate, made from the training set alone, ranks the
+    /// real errors: shapes between the training ones, noisy ones, and ones
+    /// beyond what it was trained on (wider, further to the side).
+    #[test]
+    fn the_accuracy_estimate_ranks_the_real_errors() {
+        let mut rng = Rng::new(7);
+        let m = model(1.0, &grid(0.05, &mut rng));
+        let (mut expected, mut real) = (Vec::new(), Vec::new());
+        for k in 0..120 {
+            let t = f64::from(k);
+            // A third in range, a third noisy, a third beyond the training range.
+            let (place, width, noise) = match k % 3 {
+                0 => (8.5 + (t * 0.37) % 15.0, 1.6 + (t * 0.11) % 2.3, 0.0),
+                1 => (8.5 + (t * 0.53) % 15.0, 1.6 + (t * 0.07) % 2.3, 0.08),
+                _ => (if k % 2 == 0 { 3.0 + (t * 0.05) % 4.5 } else { 25.0 + (t * 0.05) % 4.5 }, 4.0 + (t * 0.03) % 2.0, 0.0),
+            };
+            let e = m.project(&bump(place, width, noise, &mut rng)).expect("project");
+            expected.push(e.expected_error);
+            real.push(((e.hidden[0] - place).powi(2) + (e.hidden[1] - width).powi(2)).sqrt());
+        }
+        let rho = spearman(&expected, &real);
+        assert!(rho >= 0.7, "Spearman of the expected and the real error: {rho:.3}");
+    }
+
+    #[test]
+    fn bad_training_and_observations_are_named() {
+        let mut rng = Rng::new(1);
+        let pairs = grid(0.0, &mut rng);
+        assert_eq!(Ahm::train(Kernel::Linear, 1e-3, &pairs[..2]).expect_err("too few"), AhmError::TooFew { need: MIN_PAIRS, got: 2 });
+        assert_eq!(Ahm::train(Kernel::Linear, 0.0, &pairs).expect_err("λ"), AhmError::Regularization(0.0));
+        let mut odd = pairs.clone();
+        odd[3].1 = DVector::from_vec(vec![1.0]);
+        assert_eq!(Ahm::train(Kernel::Linear, 1e-3, &odd).expect_err("size"), AhmError::HiddenSize { want: 2, got: 1 });
+        odd = pairs.clone();
+        odd[5].0[2] = f64::NAN;
+        assert_eq!(Ahm::train(Kernel::Linear, 1e-3, &odd).expect_err("NaN"), AhmError::NotFinite);
+        let m = model(1.0, &pairs);
+        let e = m.project(&DVector::zeros(7)).expect_err("size");
+        assert_eq!(e, AhmError::ObservationSize { want: 32, got: 7 });
+        assert!(e.to_string().contains("7 values") && e.to_string().contains("32"), "{e}");
+    }
+
+    #[test]
+    fn spearman_is_one_for_the_same_order_and_minus_one_reversed() {
+        assert!((spearman(&[1.0, 2.0, 3.0, 4.0], &[10.0, 20.0, 25.0, 90.0]) - 1.0).abs() < 1e-12);
+        assert!((spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]) + 1.0).abs() < 1e-12);
+        assert!(spearman(&[1.0], &[1.0]).is_nan());
+    }
+}
