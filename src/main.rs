@@ -95,6 +95,9 @@ enum Command {
         /// other frames in each run.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
         repeat: u32,
+        /// Also measure tracking per bin of head yaw and pitch (for turning heads: `synth --turning`).
+        #[arg(long)]
+        turns: bool,
     },
     /// Simulate a user with a small range of motion and measure pointing (Fitts' law throughput) per mode.
     EvalPointer {
@@ -150,6 +153,9 @@ enum Command {
         /// With --talking: the person also smiles now and then (the cheeks push the lower lids up).
         #[arg(long, requires = "talking")]
         smiling: bool,
+        /// A 3D head that turns to 90° of yaw each way and 45° of pitch up and down (38 s), blinking and raising its brows.
+        #[arg(long, conflicts_with_all = ["demo", "talking", "glasses"])]
+        turning: bool,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(long, default_value_t = 20.0)]
@@ -284,7 +290,7 @@ fn run() -> Result<()> {
             })?;
             print_summary(&summary, trace.as_deref())
         }
-        Some(Command::Eval { sequences, json, trace_dir, tol_s, repeat }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, repeat, &profile_name),
+        Some(Command::Eval { sequences, json, trace_dir, tol_s, repeat, turns }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, repeat, turns, &profile_name),
         Some(Command::TrainPose { out }) => {
             let path = out.unwrap_or_else(facemouse::pose::default_model_path);
             let started = std::time::Instant::now();
@@ -357,9 +363,11 @@ fn run() -> Result<()> {
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }
-        Some(Command::Synth { out, demo, talking, glasses, smiling, seed, seconds, fps }) => {
+        Some(Command::Synth { out, demo, talking, glasses, smiling, turning, seed, seconds, fps }) => {
             let mut cfg = if demo {
                 SynthConfig::demo()
+            } else if turning {
+                SynthConfig::turning(seed, fps)
             } else if talking {
                 SynthConfig::talking(seed, seconds, fps)
             } else {
@@ -399,9 +407,10 @@ fn run() -> Result<()> {
     }
 }
 
-fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, tol_s: Option<f64>, repeat: u32, profile_name: &str) -> Result<()> {
+fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, tol_s: Option<f64>, repeat: u32, turns: bool, profile_name: &str) -> Result<()> {
     let prof = load_profile(profile_name)?;
     let mut all = Vec::new();
+    let mut turned = Vec::new();
     // Found once: a missing model is reported once, not for every sequence.
     let models = facemouse::models::Models::load();
     for dir in sequences {
@@ -422,16 +431,23 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
             w.finish()?;
         }
         all.push(facemouse::lab::eval::score(&seq, &records, tol_s));
+        if turns {
+            turned.push((seq, records));
+        }
     }
     let summary = facemouse::lab::eval::summarize(&all);
+    let turn_report = turns.then(|| facemouse::lab::turn_eval::measure(&turned));
     if json {
         let groups: serde_json::Map<String, serde_json::Value> = facemouse::lab::eval::groups(&all)
             .into_iter()
             .map(|(g, s)| (g, serde_json::to_value(s).unwrap_or_default()))
             .collect();
-        say!("{}", serde_json::json!({ "sequences": all, "groups": groups, "summary": summary }))?;
+        say!("{}", serde_json::json!({ "sequences": all, "groups": groups, "summary": summary, "turns": turn_report }))?;
     } else {
         say_raw!("{}", facemouse::lab::eval::table(&all, &summary))?;
+        if let Some(r) = &turn_report {
+            say_raw!("\n{}", facemouse::lab::turn_eval::table(r))?;
+        }
     }
     Ok(())
 }

@@ -15,3 +15,4 @@ pub mod pose_eval;
 pub mod pose_train;
 pub mod resample;
 pub mod synth;
+pub mod turn_eval;

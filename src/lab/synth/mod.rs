@@ -17,6 +17,7 @@
 //! real data.
 
 mod face;
+mod head3d;
 mod rng;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,7 @@ use opencv::prelude::*;
 use opencv::videoio::{self, VideoWriter};
 
 pub use face::FaceAsset;
+pub use head3d::Turn;
 pub use crate::face_model::{ASTRONAUT_LANDMARKS, PhotoLandmarks, default_photo};
 pub use rng::Rng;
 
@@ -290,6 +292,10 @@ pub struct SynthConfig {
     /// in output pixels from the rest position), moved between linearly,
     /// held before the first and after the last. Empty: the free motion.
     pub path: Vec<(f64, f64, f64)>,
+    /// The head turns in 3D (see [`Turn`]): the portrait is rendered on a
+    /// generic head at the script's yaw and pitch, held in place (the free
+    /// motion, talking's turns and nods, glasses and covers are not drawn).
+    pub turn: Option<Turn>,
 }
 
 impl SynthConfig {
@@ -329,7 +335,16 @@ impl SynthConfig {
             talk: None,
             glasses: None,
             path: Vec::new(),
+            turn: None,
         }
+    }
+
+    /// A head that turns to ±90° of yaw and ±45° of pitch (see [`Turn`])
+    /// while it blinks and raises its brows as in [`SynthConfig::random`];
+    /// the eyes 64 px apart in 640×480.
+    #[must_use]
+    pub fn turning(seed: u64, fps: f64) -> Self {
+        Self { turn: Some(Turn::wide()), ..Self::random(seed, Turn::LENGTH_S, fps) }
     }
 
     /// A random sequence for tests: blinks every 2–4 s, raises and subtle
@@ -424,6 +439,9 @@ impl SynthConfig {
         if !path_ok {
             return bad("the head path needs finite numbers and rising times");
         }
+        if self.turn.is_some_and(|t| !((0.0..=90.0).contains(&t.yaw_deg) && (0.0..=60.0).contains(&t.pitch_deg))) {
+            return bad("a turn must be 0 to 90 degrees of yaw and 0 to 60 of pitch");
+        }
         Ok(())
     }
 }
@@ -507,6 +525,7 @@ pub struct Generator {
     noise_rng: Rng,
     phases: [f64; 8],
     speech: Speech,
+    head: head3d::Head3d,
 }
 
 impl Generator {
@@ -529,6 +548,7 @@ impl Generator {
             map_y: Mat::default(),
             phases,
             speech: Speech::new(cfg_talk, cfg_seed, cfg_ms),
+            head: head3d::Head3d::default(),
         })
     }
 
@@ -594,6 +614,30 @@ impl Generator {
         if talk.smile > 0.01 {
             face::draw_lower_lid(&mut self.work, lm.le, lm.eye_half_w, lm.eye_half_h, talk.smile, lm.lid_skin_left)?;
             face::draw_lower_lid(&mut self.work, lm.re, lm.eye_half_w, lm.eye_half_h, talk.smile, lm.lid_skin_right)?;
+        }
+        if let Some(turn) = self.cfg.turn {
+            let (yaw, pitch) = turn.pose_at(t_ms);
+            let origin = [f64::from(self.cfg.width) / 2.0, f64::from(self.cfg.height) * 0.42];
+            let view = head3d::View { size: Size::new(self.cfg.width, self.cfg.height), origin, iod_px: self.cfg.iod_px };
+            let [le, re, lb, rb, nose, mid] = self.head.render(&self.work, &lm, (yaw, pitch), view, brow_lift_px, out)?;
+            self.sensor(out, t_ms / 1000.0)?;
+            return Ok(LabelRow {
+                frame: i as u64,
+                t_ms,
+                eyes_closed: st.close_left >= 0.5 && st.close_right >= 0.5,
+                brows_raised: st.brows_raised,
+                le,
+                re,
+                lb,
+                rb,
+                nose,
+                mid,
+                yaw: Some(yaw),
+                pitch: Some(pitch),
+                roll: Some(0.0),
+                peer_blink: None,
+                peer_brow: None,
+            });
         }
 
         let (dx, dy, roll, rel_scale) = self.motion(t_ms / 1000.0);

@@ -1,0 +1,275 @@
+//! A textured 3D head for the generator (#28): the edited portrait (with its
+//! lids, brows and mouth of the frame) mapped onto a generic head, an
+//! ellipsoid 156 mm wide, 250 mm high and 200 mm deep with a nose on it, and
+//! rendered at any yaw and pitch by casting a ray through every output pixel
+//! (an orthographic camera: the head is far from the lens). The front half
+//! of the head takes the portrait, seen straight on; the back half is hair.
+//! The head turns about the ellipsoid's centre, 85 mm behind the eyes.
+//!
+//! Landmarks are points on the same surface, projected the same way; one the
+//! head hides from the camera (the far eye past about 60° of yaw) gets no
+//! label.
+
+use opencv::core::{self, Mat, Scalar, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+use crate::events::Point;
+use crate::face_model::{PhotoLandmarks, Pose, rotation};
+
+use super::SynthError;
+
+/// The head's half width, half height and half depth (mm).
+const A: f64 = 78.0;
+const B: f64 = 125.0;
+const CZ: f64 = 100.0;
+/// The ellipsoid's centre: 10 mm above the eye line, 85 mm behind it.
+const CY: f64 = 10.0;
+const CZ0: f64 = -85.0;
+/// The eye distance the portrait's is taken for (mm; `face_model`).
+const IOD_MM: f64 = 63.0;
+/// The hair on the back of the head (BGR).
+const HAIR: [f64; 3] = [32.0, 28.0, 30.0];
+/// The scene behind the head (grey).
+const SCENE: f64 = 92.0;
+
+/// Scripted head turns: from frontal to `yaw_deg` to the right and back,
+/// then to the left and back, then pitch up and down by `pitch_deg` (each
+/// 3.5 s out, 1 s held, 3.5 s back, 1 s frontal), after 2 s frontal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Turn {
+    pub yaw_deg: f64,
+    pub pitch_deg: f64,
+}
+
+impl Turn {
+    /// Turns to ±90° of yaw and ±45° of pitch, as #28 asks for.
+    #[must_use]
+    pub fn wide() -> Self {
+        Self { yaw_deg: 90.0, pitch_deg: 45.0 }
+    }
+
+    /// How long the whole script takes (s).
+    pub const LENGTH_S: f64 = 2.0 + 4.0 * 9.0;
+
+    /// (yaw, pitch) in degrees at `t_ms`.
+    #[must_use]
+    pub fn pose_at(&self, t_ms: f64) -> (f64, f64) {
+        let t = t_ms / 1000.0 - 2.0;
+        if t < 0.0 {
+            return (0.0, 0.0);
+        }
+        let leg = (t / 9.0).floor();
+        let x = t - 9.0 * leg;
+        let smooth = |u: f64| {
+            let u = u.clamp(0.0, 1.0);
+            u * u * (3.0 - 2.0 * u)
+        };
+        let amount = if x < 3.5 { smooth(x / 3.5) } else if x < 4.5 { 1.0 } else { 1.0 - smooth((x - 4.5) / 3.5) };
+        match leg as i64 {
+            0 => (self.yaw_deg * amount, 0.0),
+            1 => (-self.yaw_deg * amount, 0.0),
+            2 => (0.0, self.pitch_deg * amount),
+            3 => (0.0, -self.pitch_deg * amount),
+            _ => (0.0, 0.0),
+        }
+    }
+}
+
+/// The nose on the ellipsoid: a ridge from the bridge (3 mm out, at the
+/// point between the eyes) to the tip (33 mm out, 37.5 mm below the eye
+/// line), 9 mm wide, gone 10 mm below the tip; with the ellipsoid it puts
+/// the point between the eyes 17.7 mm and the tip 40.1 mm in front of the
+/// eye line, as `face_model` has them.
+fn nose(x: f64, y: f64) -> f64 {
+    let height = if (-37.5..=6.5).contains(&y) {
+        2.8 + 29.8 * (6.5 - y) / 44.0
+    } else if (-48.0..-37.5).contains(&y) {
+        32.6 * (1.0 - (-37.5 - y) / 10.5)
+    } else {
+        return 0.0;
+    };
+    height * (-(x * x) / (2.0 * 9.0 * 9.0)).exp()
+}
+
+/// The front surface's depth at (x, y) in the head's frame (mm), if the point is on the head.
+fn surface(x: f64, y: f64) -> Option<f64> {
+    let q = 1.0 - (x / A).powi(2) - ((y - CY) / B).powi(2);
+    (q >= 0.0).then(|| CZ * q.sqrt() + CZ0 + nose(x, y))
+}
+
+/// Where the ray of camera point (qx, qy) meets the head: the parameter w
+/// along the ray (larger is nearer the camera) and the point in the head's
+/// frame, or `None` past the head.
+fn cast(r: &nalgebra::Matrix3<f64>, qx: f64, qy: f64) -> Option<(f64, [f64; 3])> {
+    // In the ellipsoid's frame the ray is b + w·d, d = Rᵀ e_z.
+    let rt = r.transpose();
+    let b = rt * nalgebra::Vector3::new(qx, qy - CY, 0.0);
+    let d = rt * nalgebra::Vector3::new(0.0, 0.0, 1.0);
+    let s = [A, B, CZ];
+    let (mut qa, mut qb, mut qc) = (0.0, 0.0, -1.0);
+    for k in 0..3 {
+        qa += (d[k] / s[k]).powi(2);
+        qb += 2.0 * b[k] * d[k] / (s[k] * s[k]);
+        qc += (b[k] / s[k]).powi(2);
+    }
+    let disc = qb * qb - 4.0 * qa * qc;
+    let at = |w: f64| [b[0] + w * d[0], b[1] + w * d[1] + CY, b[2] + w * d[2] + CZ0];
+    let ellipsoid = (disc >= 0.0 && qa > 0.0).then(|| (-qb + disc.sqrt()) / (2.0 * qa));
+    // The nose stands out of the ellipsoid (past its outline, in profile):
+    // where the ray passes near it, step in from 40 mm in front of its
+    // closest approach to the nose's middle to where it enters the surface.
+    let middle = nalgebra::Vector3::new(0.0, -20.0 - CY, 25.0 - CZ0);
+    let w0 = (middle - b).dot(&d);
+    let closest = at(w0);
+    if closest[0].abs() < 25.0 && (-52.0..12.0).contains(&closest[1]) {
+        let inside = |w: f64| {
+            let p = at(w);
+            p[2] >= CZ0 && surface(p[0], p[1]).is_some_and(|z| p[2] <= z)
+        };
+        let floor = ellipsoid.unwrap_or(f64::NEG_INFINITY).max(w0 - 40.0);
+        let mut w = w0 + 40.0;
+        while w > floor {
+            if inside(w) {
+                // Entered between w + 1.5 and w: halve down to 0.1 mm.
+                let (mut lo, mut hi) = (w, w + 1.5);
+                for _ in 0..4 {
+                    let mid = 0.5 * (lo + hi);
+                    if inside(mid) { lo = mid } else { hi = mid }
+                }
+                return Some((lo, at(lo)));
+            }
+            w -= 1.5;
+        }
+    }
+    ellipsoid.map(|w| (w, at(w)))
+}
+
+/// The renderer's buffers, kept from frame to frame.
+#[derive(Default)]
+pub(super) struct Head3d {
+    map_x: Mat,
+    map_y: Mat,
+    hair: Mat,
+}
+
+/// What a rendered frame's labels are: le, re, lb, rb, nose, mid (None: hidden).
+pub(super) type Points = [Option<Point>; 6];
+
+/// Where the camera sees the head: the frame's size, where the eyes'
+/// midpoint is when the head is frontal, and the eye distance in pixels.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct View {
+    pub size: Size,
+    pub origin: Point,
+    pub iod_px: f64,
+}
+
+impl Head3d {
+    /// Renders `photo` (the portrait with this frame's lids and brows) on
+    /// the head at `yaw`, `pitch` (degrees) into `out` as `view` sees it,
+    /// and returns where the landmarks are. `brow_lift` (photo pixels) is
+    /// how far the brows were lifted.
+    pub(super) fn render(&mut self, photo: &Mat, lm: &PhotoLandmarks, (yaw, pitch): (f64, f64), view: View, brow_lift: f64, out: &mut Mat) -> Result<Points, SynthError> {
+        let View { size, origin, iod_px } = view;
+        let r = rotation(&Pose { yaw, pitch, roll: 0.0 });
+        let k = lm.iod() / IOD_MM;
+        let c = lm.eye_mid();
+        let s = iod_px / IOD_MM;
+        let (w, h) = (size.width, size.height);
+        self.map_x = Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(-10.0))?;
+        self.map_y = Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(-10.0))?;
+        self.hair = Mat::new_rows_cols_with_default(h, w, core::CV_8UC1, Scalar::all(0.0))?;
+        for v in 0..h {
+            let qy = -(f64::from(v) - origin[1]) / s;
+            for u in 0..w {
+                let qx = (f64::from(u) - origin[0]) / s;
+                let Some((_, p)) = cast(&r, qx, qy) else { continue };
+                if p[2] > CZ0 {
+                    #[allow(clippy::cast_possible_truncation)]
+                    {
+                        *self.map_x.at_2d_mut::<f32>(v, u)? = (c[0] + p[0] * k) as f32;
+                        *self.map_y.at_2d_mut::<f32>(v, u)? = (c[1] - p[1] * k) as f32;
+                    }
+                } else {
+                    *self.hair.at_2d_mut::<u8>(v, u)? = 255;
+                }
+            }
+        }
+        *out = Mat::new_rows_cols_with_default(h, w, core::CV_8UC3, Scalar::all(SCENE))?;
+        imgproc::remap(photo, out, &self.map_x, &self.map_y, imgproc::INTER_LINEAR, core::BORDER_TRANSPARENT, Scalar::default())?;
+        out.set_to(&Scalar::new(HAIR[0], HAIR[1], HAIR[2], 0.0), &self.hair)?;
+        // The landmarks: on the surface under their place in the portrait.
+        let place = |q: Point, lift: f64| -> Option<Point> {
+            let (x, y) = ((q[0] - c[0]) / k, -(q[1] - lift - c[1]) / k);
+            let z = surface(x, y)?;
+            let p = nalgebra::Vector3::new(x, y - CY, z - CZ0);
+            let cam = r * p;
+            let (qx, qy) = (cam[0], cam[1] + CY);
+            // Hidden if the ray there meets the head more than 4 mm nearer the camera.
+            let (hit, _) = cast(&r, qx, qy)?;
+            (hit - cam[2] < 4.0).then(|| [origin[0] + s * qx, origin[1] - s * qy])
+        };
+        Ok([place(lm.le, 0.0), place(lm.re, 0.0), place(lm.lb, brow_lift), place(lm.rb, brow_lift), place(lm.nose, 0.0), place(lm.mid, 0.0)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generic_head_has_the_face_models_depths() {
+        let z = |x, y| surface(x, y).expect("on the head");
+        assert!((z(0.0, 6.5) - 17.7).abs() < 0.3, "between the eyes: {}", z(0.0, 6.5));
+        assert!((z(0.0, -37.5) - 40.1).abs() < 0.3, "the nose tip: {}", z(0.0, -37.5));
+        assert!(z(31.5, 0.0) > 0.0 && z(31.5, 0.0) < 10.0, "the eyes a little in front of the eye line: {}", z(31.5, 0.0));
+        assert!(surface(90.0, 0.0).is_none(), "beside the head");
+    }
+
+    #[test]
+    fn a_turn_goes_out_holds_and_comes_back() {
+        let t = Turn::wide();
+        assert_eq!(t.pose_at(1000.0), (0.0, 0.0));
+        assert!((t.pose_at(2000.0 + 4000.0).0 - 90.0).abs() < 1e-9, "held at 90° yaw");
+        assert!((t.pose_at(2000.0 + 9000.0 + 4000.0).0 + 90.0).abs() < 1e-9, "then at −90°");
+        assert!((t.pose_at(2000.0 + 18_000.0 + 4000.0).1 - 45.0).abs() < 1e-9, "then 45° up");
+        assert!((t.pose_at(2000.0 + 27_000.0 + 4000.0).1 + 45.0).abs() < 1e-9, "then 45° down");
+        assert_eq!(t.pose_at(Turn::LENGTH_S * 1000.0), (0.0, 0.0));
+    }
+
+    /// A ray straight at the nose from the front meets the tip; turned 90°
+    /// the near side of the head faces the camera, and its far eye is hidden.
+    #[test]
+    fn rays_meet_the_nose_first_and_a_profile_hides_the_far_eye() {
+        let front = rotation(&Pose { yaw: 0.0, pitch: 0.0, roll: 0.0 });
+        let (_, p) = cast(&front, 0.0, -37.5).expect("the nose");
+        assert!((p[2] - 40.1).abs() < 0.5, "the tip: {p:?}");
+        let side = rotation(&Pose { yaw: 90.0, pitch: 0.0, roll: 0.0 });
+        // Turned to the image right, the nose tip is furthest right of the face.
+        let (_, p) = cast(&side, 85.0 + 40.0 - 1.0, -37.5).expect("the nose in profile");
+        assert!(p[0].abs() < 12.0 && p[2] > 20.0, "the profile's edge is the nose: {p:?}");
+        assert!(cast(&side, 85.0 + 60.0, -37.5).is_none(), "past the nose, the scene");
+    }
+
+    #[test]
+    fn a_frontal_render_keeps_the_eyes_where_the_labels_say_and_a_profile_hides_one() {
+        let asset = super::super::FaceAsset::load(&super::super::default_photo()).expect("photo");
+        let mut head = Head3d::default();
+        let mut out = Mat::default();
+        let size = Size::new(320, 240);
+        let view = View { size, origin: [160.0, 100.0], iod_px: 40.0 };
+        let front = head.render(&asset.photo, &asset.landmarks, (0.0, 0.0), view, 0.0, &mut out).expect("render");
+        let (le, re) = (front[0].expect("le"), front[1].expect("re"));
+        assert!((le[0] - re[0] - 40.0).abs() < 1.5 && (le[1] - re[1]).abs() < 3.0, "frontal: the eyes 40 px apart, as level as the portrait's: {le:?} {re:?}");
+        assert!((0.5 * (le[0] + re[0]) - 160.0).abs() < 1.5, "centred on the origin");
+        // The eye is darker than the skin below it, in the rendered image.
+        let mut gray = Mat::default();
+        imgproc::cvt_color_def(&out, &mut gray, imgproc::COLOR_BGR2GRAY).expect("gray");
+        let px = |p: Point| f64::from(*gray.at_2d::<u8>(p[1].round() as i32, p[0].round() as i32).expect("px"));
+        assert!(px(le) + 15.0 < px([le[0], le[1] + 12.0]), "the eye {} against the cheek {}", px(le), px([le[0], le[1] + 12.0]));
+        let side = head.render(&asset.photo, &asset.landmarks, (80.0, 0.0), view, 0.0, &mut out).expect("render");
+        assert!(side[0].is_some() != side[1].is_some(), "one eye hidden at 80° of yaw: {side:?}");
+        assert!(side[5].is_some(), "the point between the eyes still seen");
+    }
+}
