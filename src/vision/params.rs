@@ -42,8 +42,15 @@ pub const FACE_ANSWER_MS: f64 = 150.0;
 pub const DRIFT_CHECK_MS: f64 = 1000.0;
 /// ... a tracked eye farther than this from the detector's is drifting ...
 pub const DRIFT_MAX: f64 = 0.35;
-/// ... and this many drifting checks in a row start the trackers again on the detected face.
+/// ... and this many drifting checks in a row start the trackers again on the detected face
 pub const DRIFT_STRIKES: u32 = 2;
+/// (after a blink, but after this many whatever the eyes look like: eyes
+/// that stay "closed" through four checks, over four seconds, are trackers
+/// on something else. Back from a 90° turn of a generated head, the
+/// trackers started again on the turned face were 0.35–0.58 eye distances
+/// off the detector's for 27 s, the eye state read them as shut, and
+/// nothing started them again.)
+pub const DRIFT_STRIKES_ANYWAY: u32 = 4;
 /// One eye farther than this from the detector's (the other nearer) on this
 /// many checks in a row is looked for again beside the other eye. On every
 /// development clip and copy it was so on at most two checks in a row; on

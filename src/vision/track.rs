@@ -11,7 +11,7 @@ use opencv::prelude::*;
 use super::eyes::EyeTiming;
 use super::face::Face;
 use super::params::{
-    FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, EYE_SEARCH,
+    FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, DRIFT_STRIKES_ANYWAY, EYE_SEARCH,
     EYE_TEMPLATE, EYES_FLOOR, UNIFORM_EYE_SPREAD, BROW_SCALE_TAU_MS, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, ASTRAY_CHECKS, EYE_ASTRAY, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, EYE_REARM, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, UNSURE_CHECK_MS, VELOCITY_TAU_MS,
@@ -66,6 +66,9 @@ pub(super) struct Tracks {
     /// When the face detector last checked the trackers, and how many checks in a row found them drifting.
     pub last_face_check: f64,
     pub drift_strikes: u32,
+    /// Lost because the face detector kept disagreeing: these templates are
+    /// of something else, and recovery does not look for them again.
+    pub disowned: bool,
     /// Where the eyes were on the frame the face detector is looking at.
     pub face_check: Option<[Point; 2]>,
     /// How long the eyes have been seen open (for `open_match`), and whether
@@ -163,6 +166,7 @@ impl Vision {
             pose_points,
             last_face_check: t,
             drift_strikes: 0,
+            disowned: false,
             face_check: None,
             open_ms: 0.0,
             retake: false,
@@ -454,7 +458,7 @@ impl Vision {
                 }
                 if tr.drift_strikes >= DRIFT_STRIKES {
                     // (With the eyes closing, the strikes stay, and the next answer decides.)
-                    if answer.is_none() || eyes_open {
+                    if answer.is_none() || eyes_open || tr.drift_strikes >= DRIFT_STRIKES_ANYWAY {
                         tracing::debug!("vision: the face detector disagreed {} times in a row; starting the trackers again", tr.drift_strikes);
                         if answer.is_some()
                             && let Some(prepared) = super::face::Prepared::full(gray)?
@@ -464,6 +468,7 @@ impl Vision {
                             return Ok(self.start_tracking(fresh));
                         }
                         out.events.push(Event::Lost);
+                        tr.disowned = true;
                         return Ok(Phase::Lost { tracks: tr, since: t });
                     }
                 }
