@@ -69,8 +69,13 @@ pub struct PointerMapper {
     dwell_anchor: Option<(f64, Point)>,
     dwell_done: bool,
     last_input: Option<Point>,
+    /// The filtered input's speed (input units per second), smoothed.
+    input_speed: Point,
     settling: u32,
 }
+
+/// The input's speed is smoothed over this long (s), for the relative mapping's lead.
+const INPUT_SPEED_TAU_S: f64 = 0.06;
 
 /// The raw input of a frame, mirrored (x towards the user's right, y down).
 fn raw_input(input: Input, obs: &Observation, pose: Option<&Pose>) -> Option<Point> {
@@ -101,6 +106,7 @@ impl PointerMapper {
             dwell_anchor: None,
             dwell_done: false,
             last_input: None,
+            input_speed: [0.0, 0.0],
             settling: 0,
         }
     }
@@ -226,6 +232,13 @@ impl PointerMapper {
         // Filter in eye-distance units whatever the input, so the same settings smooth both alike.
         let u = self.unit();
         let input = [self.fx.filter(raw[0] / u, t_ms) * u, self.fy.filter(raw[1] / u, t_ms) * u];
+        if let Some(prev) = self.last_input.filter(|_| dt > 0.0) {
+            // Smoothed over about 60 ms.
+            let a = (dt / (dt + INPUT_SPEED_TAU_S)).clamp(0.0, 1.0);
+            for k in 0..2 {
+                self.input_speed[k] += a * ((input[k] - prev[k]) / dt - self.input_speed[k]);
+            }
+        }
         self.last_input = Some(input);
         // The neutral position settles over the first frames of tracking (one frame is noisy).
         let neutral = match (self.neutral, self.settling) {
@@ -249,6 +262,11 @@ impl PointerMapper {
             match self.s.mapping {
                 Mapping::Relative => {
                     let u = self.unit();
+                    // Coming back towards neutral, where the head will be
+                    // `lead_ms` later (never past neutral); going out, where it is.
+                    let lead = self.s.lead_ms / 1000.0;
+                    let ahead = |d: f64, speed: f64| if d * speed < 0.0 { (d + speed * lead).clamp(d.min(0.0), d.max(0.0)) } else { d };
+                    let d = [ahead(d[0], self.input_speed[0]), ahead(d[1], self.input_speed[1])];
                     let v = |d: f64, neg_gain: f64, pos_gain: f64| {
                         let m = (d.abs() / u - self.s.dead_band).max(0.0);
                         let g = if d < 0.0 { neg_gain } else { pos_gain };
@@ -336,6 +354,25 @@ mod tests {
             out = m.map(&obs(f(i)), None, t0 + i as f64 * 33.3, false);
         }
         out
+    }
+
+    /// Going out, the lead changes nothing; coming back, the pointer slows
+    /// as soon as the head turns back, so it runs on less past where the
+    /// user meant to stop.
+    #[test]
+    fn the_lead_slows_the_pointer_as_soon_as_the_head_comes_back() {
+        let trip = |lead_ms: f64| {
+            let mut m = PointerMapper::new(&PointerSettings { lead_ms, ..PointerSettings::default() });
+            run(&mut m, |_| [320.0, 240.0], 30, 0.0);
+            let out = run(&mut m, |_| [300.0, 240.0], 30, 1000.0).pos;
+            // Back to rest over 0.3 s, then still.
+            run(&mut m, |i| [300.0 + 20.0 * (i as f64 / 9.0).min(1.0), 240.0], 30, 2000.0);
+            let end = run(&mut m, |_| [320.0, 240.0], 30, 3000.0).pos;
+            (out[0], end[0] - out[0])
+        };
+        let ((out0, after0), (out200, after200)) = (trip(0.0), trip(200.0));
+        assert!((out0 - out200).abs() < 1e-9, "going out the same: {out0} and {out200}");
+        assert!(after200 > 0.0 && after200 < 0.7 * after0, "run-on after turning back: {after200:.1} px with the lead, {after0:.1} without");
     }
 
     #[test]
