@@ -99,6 +99,17 @@ enum Command {
         #[arg(long)]
         turns: bool,
     },
+    /// Active Hidden Models alone against the NCC trackers alone on generated turning heads, per bin of yaw and pitch.
+    EvalAhm {
+        /// Generated heads, one per seed (1 to N).
+        #[arg(long, default_value_t = 2)]
+        heads: u64,
+        #[arg(long, default_value_t = 30.0)]
+        fps: f64,
+        /// The heads also drift about the frame.
+        #[arg(long)]
+        moving: bool,
+    },
     /// Simulate a user with a small range of motion and measure pointing (Fitts' law throughput) per mode.
     EvalPointer {
         #[arg(long)]
@@ -345,6 +356,12 @@ fn run() -> Result<()> {
                     }
                 }
             }
+            Ok(())
+        }
+        Some(Command::EvalAhm { heads, fps, moving }) => {
+            let seeds: Vec<u64> = (1..=heads.clamp(1, 20)).collect();
+            let (ncc, ahm) = facemouse::lab::ahm_eval::run(&seeds, fps, moving)?;
+            say_raw!("NCC trackers alone:\n\n{}\nAHM alone (generic training set):\n\n{}", facemouse::lab::turn_eval::table(&ncc), facemouse::lab::turn_eval::table(&ahm))?;
             Ok(())
         }
         Some(Command::EvalPointer { json, seed }) => {

@@ -7,6 +7,7 @@
 //! The product's modules never call into `lab`; only the command line (its
 //! `eval`, `synth`, `train-pose` … commands), the tests and the benches do.
 
+pub mod ahm_eval;
 pub mod eval;
 pub mod keyboard_eval;
 pub mod labels;

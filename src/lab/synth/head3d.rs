@@ -40,13 +40,16 @@ const SCENE: f64 = 92.0;
 pub struct Turn {
     pub yaw_deg: f64,
     pub pitch_deg: f64,
+    /// The head also drifts about the frame (the generator's free motion,
+    /// without roll or scale); otherwise it turns in place.
+    pub moving: bool,
 }
 
 impl Turn {
     /// Turns to ±90° of yaw and ±45° of pitch, as #28 asks for.
     #[must_use]
     pub fn wide() -> Self {
-        Self { yaw_deg: 90.0, pitch_deg: 45.0 }
+        Self { yaw_deg: 90.0, pitch_deg: 45.0, moving: false }
     }
 
     /// How long the whole script takes (s).
@@ -147,19 +150,19 @@ fn cast(r: &nalgebra::Matrix3<f64>, qx: f64, qy: f64) -> Option<(f64, [f64; 3])>
 
 /// The renderer's buffers, kept from frame to frame.
 #[derive(Default)]
-pub(super) struct Head3d {
+pub struct Head3d {
     map_x: Mat,
     map_y: Mat,
     hair: Mat,
 }
 
 /// What a rendered frame's labels are: le, re, lb, rb, nose, mid (None: hidden).
-pub(super) type Points = [Option<Point>; 6];
+pub type Points = [Option<Point>; 6];
 
 /// Where the camera sees the head: the frame's size, where the eyes'
 /// midpoint is when the head is frontal, and the eye distance in pixels.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct View {
+pub struct View {
     pub size: Size,
     pub origin: Point,
     pub iod_px: f64,
@@ -170,7 +173,7 @@ impl Head3d {
     /// the head at `yaw`, `pitch` (degrees) into `out` as `view` sees it,
     /// and returns where the landmarks are. `brow_lift` (photo pixels) is
     /// how far the brows were lifted.
-    pub(super) fn render(&mut self, photo: &Mat, lm: &PhotoLandmarks, (yaw, pitch): (f64, f64), view: View, brow_lift: f64, out: &mut Mat) -> Result<Points, SynthError> {
+    pub fn render(&mut self, photo: &Mat, lm: &PhotoLandmarks, (yaw, pitch): (f64, f64), view: View, brow_lift: f64, out: &mut Mat) -> Result<Points, SynthError> {
         let View { size, origin, iod_px } = view;
         let r = rotation(&Pose { yaw, pitch, roll: 0.0 });
         let k = lm.iod() / IOD_MM;
@@ -212,6 +215,27 @@ impl Head3d {
         };
         Ok([place(lm.le, 0.0), place(lm.re, 0.0), place(lm.lb, brow_lift), place(lm.rb, brow_lift), place(lm.nose, 0.0), place(lm.mid, 0.0)])
     }
+}
+
+/// Where the head turns about (the ellipsoid's centre) appears: the same
+/// point at every pose.
+#[must_use]
+pub fn pivot(view: View) -> Point {
+    [view.origin[0], view.origin[1] - view.iod_px / IOD_MM * CY]
+}
+
+/// Where the portrait's point `q` (on the head's surface) appears at `pose`,
+/// seen or hidden.
+#[must_use]
+pub fn project(lm: &PhotoLandmarks, (yaw, pitch): (f64, f64), view: View, q: Point) -> Option<Point> {
+    let r = rotation(&Pose { yaw, pitch, roll: 0.0 });
+    let k = lm.iod() / IOD_MM;
+    let c = lm.eye_mid();
+    let s = view.iod_px / IOD_MM;
+    let (x, y) = ((q[0] - c[0]) / k, -(q[1] - c[1]) / k);
+    let z = surface(x, y)?;
+    let cam = r * nalgebra::Vector3::new(x, y - CY, z - CZ0);
+    Some([view.origin[0] + s * cam[0], view.origin[1] - s * (cam[1] + CY)])
 }
 
 #[cfg(test)]

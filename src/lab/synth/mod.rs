@@ -28,7 +28,7 @@ use opencv::prelude::*;
 use opencv::videoio::{self, VideoWriter};
 
 pub use face::FaceAsset;
-pub use head3d::Turn;
+pub use head3d::{Head3d, Turn, View as HeadView, pivot as head_pivot, project as head_project};
 pub use crate::face_model::{ASTRONAUT_LANDMARKS, PhotoLandmarks, default_photo};
 pub use rng::Rng;
 
@@ -617,7 +617,8 @@ impl Generator {
         }
         if let Some(turn) = self.cfg.turn {
             let (yaw, pitch) = turn.pose_at(t_ms);
-            let origin = [f64::from(self.cfg.width) / 2.0, f64::from(self.cfg.height) * 0.42];
+            let (dx, dy) = if turn.moving { let (dx, dy, _, _) = self.motion(t_ms / 1000.0); (dx, dy) } else { (0.0, 0.0) };
+            let origin = [f64::from(self.cfg.width) / 2.0 + dx, f64::from(self.cfg.height) * 0.42 + dy];
             let view = head3d::View { size: Size::new(self.cfg.width, self.cfg.height), origin, iod_px: self.cfg.iod_px };
             let [le, re, lb, rb, nose, mid] = self.head.render(&self.work, &lm, (yaw, pitch), view, brow_lift_px, out)?;
             self.sensor(out, t_ms / 1000.0)?;
