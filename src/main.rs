@@ -109,6 +109,9 @@ enum Command {
         /// The heads also drift about the frame.
         #[arg(long)]
         moving: bool,
+        /// Wear this labelled sequence's first frontal face instead of the shipped portrait (AHM is then also trained on it).
+        #[arg(long)]
+        face: Option<PathBuf>,
     },
     /// Simulate a user with a small range of motion and measure pointing (Fitts' law throughput) per mode.
     EvalPointer {
@@ -358,10 +361,15 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::EvalAhm { heads, fps, moving }) => {
+        Some(Command::EvalAhm { heads, fps, moving, face }) => {
             let seeds: Vec<u64> = (1..=heads.clamp(1, 20)).collect();
-            let (ncc, ahm) = facemouse::lab::ahm_eval::run(&seeds, fps, moving)?;
-            say_raw!("NCC trackers alone:\n\n{}\nAHM alone (generic training set):\n\n{}", facemouse::lab::turn_eval::table(&ncc), facemouse::lab::turn_eval::table(&ahm))?;
+            let face = face.map(|d| facemouse::lab::ahm_eval::face_from_sequence(&d)).transpose()?;
+            let r = facemouse::lab::ahm_eval::run(&seeds, fps, moving, face.as_ref())?;
+            use facemouse::lab::turn_eval::table;
+            say_raw!("NCC trackers alone:\n\n{}\nAHM alone, trained on the shipped portrait's generated head:\n\n{}", table(&r.ncc), table(&r.generic))?;
+            if let Some(own) = &r.own {
+                say_raw!("\nAHM alone, trained on this face's own generated head:\n\n{}", table(own))?;
+            }
             Ok(())
         }
         Some(Command::EvalPointer { json, seed }) => {

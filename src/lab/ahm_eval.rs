@@ -49,6 +49,54 @@ pub enum AhmEvalError {
     OpenCv(#[from] opencv::Error),
     #[error(transparent)]
     Ahm(#[from] AhmError),
+    #[error(transparent)]
+    Labels(#[from] crate::lab::labels::LabelError),
+    #[error("{0}: no frontal frame with open eyes and every face point labelled, or its video frame could not be read")]
+    NoFace(std::path::PathBuf),
+}
+
+/// A face to put on the generated head: the first frame of a labelled
+/// sequence that is frontal (yaw and pitch within 5°) with open eyes and
+/// every face point labelled, with the portrait's eye and brow sizes scaled
+/// to its eye distance. For measuring AHM on a person it was not trained on
+/// (development data; nothing of it is kept).
+///
+/// # Errors
+/// The labels or the video cannot be read, or no such frame.
+pub fn face_from_sequence(dir: &std::path::Path) -> Result<FaceAsset, AhmEvalError> {
+    let seq = Sequence::load(dir)?;
+    let none = || AhmEvalError::NoFace(dir.to_path_buf());
+    let row = seq
+        .rows
+        .iter()
+        .find(|r| !r.eyes_closed && r.yaw.is_some_and(|y| y.abs() < 5.0) && r.pitch.is_some_and(|p| p.abs() < 5.0) && [r.le, r.re, r.lb, r.rb, r.nose, r.mid].iter().all(Option::is_some))
+        .ok_or_else(none)?;
+    let name = seq.video().to_str().ok_or_else(none)?.to_string();
+    let mut cap = opencv::videoio::VideoCapture::from_file(&name, opencv::videoio::CAP_ANY)?;
+    #[allow(clippy::cast_precision_loss)]
+    cap.set(opencv::videoio::CAP_PROP_POS_FRAMES, row.frame as f64)?;
+    let mut photo = Mat::default();
+    if !cap.read(&mut photo)? || photo.empty() {
+        return Err(none());
+    }
+    let a = synth::ASTRONAUT_LANDMARKS;
+    let get = |p: Option<Point>| p.unwrap_or_default();
+    let (le, re) = (get(row.le), get(row.re));
+    let k = crate::events::dist(le, re) / a.iod();
+    let lm = synth::PhotoLandmarks {
+        le,
+        re,
+        lb: get(row.lb),
+        rb: get(row.rb),
+        nose: get(row.nose),
+        mid: get(row.mid),
+        eye_half_w: a.eye_half_w * k,
+        eye_half_h: a.eye_half_h * k,
+        brow_half_len: a.brow_half_len * k,
+        forehead_span: a.forehead_span * k,
+        ..a
+    };
+    Ok(FaceAsset::new(photo, lm)?)
 }
 
 /// The window round `centre` (`iod` px between the eyes), 24×24, zero mean and unit length.
@@ -123,28 +171,42 @@ fn track(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVecto
     Ok((feature, (e.hidden[4] * 90.0, e.hidden[5] * 45.0), e.expected_error))
 }
 
+/// What `run` measured: NCC alone, AHM trained on the generated head of the
+/// shipped portrait, and (with another face) AHM trained on that face's own
+/// generated views.
+pub struct AhmRuns {
+    pub ncc: TurnReport,
+    pub generic: TurnReport,
+    pub own: Option<TurnReport>,
+}
+
 /// NCC (the pipeline) and AHM, each alone, on generated turning heads of
-/// `seeds` at `fps`; the heads drift about the frame if `moving`.
+/// `seeds` at `fps` wearing `face` (the shipped portrait if `None`); the
+/// heads drift about the frame if `moving`.
 ///
 /// # Errors
 /// Rendering, `OpenCV` or model failures.
-pub fn run(seeds: &[u64], fps: f64, moving: bool) -> Result<(TurnReport, TurnReport), AhmEvalError> {
-    let asset = FaceAsset::load(&synth::default_photo())?;
+pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> Result<AhmRuns, AhmEvalError> {
+    let portrait = FaceAsset::load(&synth::default_photo())?;
+    let asset = face.unwrap_or(&portrait);
     let iod = 64.0;
-    let model = train_generic(&asset, iod)?;
+    let model = train_generic(&portrait, iod)?;
+    let own_model = face.map(|f| train_generic(f, iod)).transpose()?;
     let settings = crate::profile::Settings::default();
     let models = crate::models::Models::load();
-    let (mut ncc_runs, mut ahm_runs) = (Vec::new(), Vec::new());
+    let (mut ncc_runs, mut ahm_runs, mut own_runs) = (Vec::new(), Vec::new(), Vec::new());
     for &seed in seeds {
         let mut cfg = SynthConfig::turning(seed, fps);
         cfg.turn = Some(Turn { moving, ..Turn::wide() });
         cfg.iod_px = iod;
-        let mut generator = Generator::new(FaceAsset::load(&synth::default_photo())?, cfg.clone())?;
+        let copy = FaceAsset { photo: asset.photo.try_clone()?, landmarks: asset.landmarks };
+        let mut generator = Generator::new(copy, cfg.clone())?;
         let mut pipeline = crate::pipeline::Pipeline::new(&settings, &models);
         let mut frame = Frame::empty();
         let mut small = Mat::default();
-        let (mut rows, mut ncc, mut ahm) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut rows, mut ncc, mut ahm, mut own) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut pivot, mut last) = (None::<Point>, DVector::zeros(6));
+        let (mut own_pivot, mut own_last) = (None::<Point>, DVector::zeros(6));
         for i in 0..cfg.frames() {
             let row = generator.render(i, &mut frame.color)?;
             frame.update_gray()?;
@@ -154,21 +216,33 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool) -> Result<(TurnReport, TurnRep
             ncc.push(rec.clone());
             // AHM starts from the first frame's labelled pivot (where the
             // face detector's first answer would put it).
-            let p = pivot.get_or_insert_with(|| {
+            let start = || {
                 let v = HeadView { size: Size::new(cfg.width, cfg.height), origin: [0.0, 0.0], iod_px: iod };
                 let (piv, mid) = (synth::head_pivot(v), synth::head_project(&asset.landmarks, (0.0, 0.0), v, asset.landmarks.mid).unwrap_or(piv0(v)));
                 row.mid.map_or(piv, |m| [m[0] - (mid[0] - piv[0]), m[1] - (mid[1] - piv[1])])
-            });
-            let (feature, (yaw, pitch), expected) = track(&model, &frame.gray, iod, p, &mut last, &mut small)?;
-            let _ = expected;
-            ahm.push(TraceRecord { frame: i as u64, t_ms: frame.t_ms, state: TrackState::Tracking, feature: Some(feature), pose: Some(crate::pose::Pose { yaw, pitch, roll: 0.0 }), ..TraceRecord::default() });
+            };
+            let record = |(feature, (yaw, pitch), _): (Point, (f64, f64), f64)| TraceRecord {
+                frame: i as u64,
+                t_ms: frame.t_ms,
+                state: TrackState::Tracking,
+                feature: Some(feature),
+                pose: Some(crate::pose::Pose { yaw, pitch, roll: 0.0 }),
+                ..TraceRecord::default()
+            };
+            let p = pivot.get_or_insert_with(start);
+            ahm.push(record(track(&model, &frame.gray, iod, p, &mut last, &mut small)?));
+            if let Some(m) = &own_model {
+                let p = own_pivot.get_or_insert_with(start);
+                own.push(record(track(m, &frame.gray, iod, p, &mut own_last, &mut small)?));
+            }
             rows.push(row);
         }
         let seq = Sequence { dir: format!("turn-{seed}").into(), rows, meta: Meta::default() };
         ncc_runs.push((seq.clone(), ncc));
-        ahm_runs.push((seq, ahm));
+        ahm_runs.push((seq.clone(), ahm));
+        own_runs.push((seq, own));
     }
-    Ok((turn_eval::measure(&ncc_runs), turn_eval::measure(&ahm_runs)))
+    Ok(AhmRuns { ncc: turn_eval::measure(&ncc_runs), generic: turn_eval::measure(&ahm_runs), own: own_model.map(|_| turn_eval::measure(&own_runs)) })
 }
 
 #[cfg(test)]
@@ -213,5 +287,38 @@ mod tests {
         let within = errors.iter().filter(|e| **e < 0.1).count() as f64 / errors.len() as f64;
         assert!(within >= 0.95 && worst < 0.2, "the point between the eyes: {within:.3} of the frames within 0.1, worst {worst:.3} eye distances (trained in {trained_s:.1} s)");
         assert!(worst_pose < 10.0, "the pose, worst {worst_pose:.1}°");
+    }
+
+    /// A labelled sequence's first frontal open-eyed frame becomes a face
+    /// for the generated head, its points those of the labels; a sequence
+    /// without one is named.
+    #[test]
+    fn a_face_is_taken_from_a_sequences_first_frontal_frame() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut cfg = SynthConfig::demo();
+        cfg.duration_s = 1.0;
+        cfg.motion_px = (0.0, 0.0);
+        cfg.roll_deg = 0.0;
+        cfg.scale_var = 0.0;
+        synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, dir.path()).expect("write");
+        let face = face_from_sequence(dir.path()).expect("a face");
+        let seq = Sequence::load(dir.path()).expect("labels");
+        let row = &seq.rows[0];
+        assert_eq!((Some(face.landmarks.le), Some(face.landmarks.re), Some(face.landmarks.mid)), (row.le, row.re, row.mid));
+        assert_eq!((face.photo.cols(), face.photo.rows()), (640, 480));
+        let k = crate::events::dist(face.landmarks.le, face.landmarks.re) / synth::ASTRONAUT_LANDMARKS.iod();
+        assert!((face.landmarks.eye_half_w - 11.0 * k).abs() < 1e-9, "the portrait's eye size, scaled");
+        // No frontal frame: every row turned.
+        let labels = dir.path().join("labels.csv");
+        let text = std::fs::read_to_string(&labels).expect("csv");
+        let mut lines = text.lines();
+        let header = lines.next().expect("header").to_string();
+        let yaw = header.split(',').position(|c| c == "yaw").expect("yaw column");
+        let turned: Vec<String> = lines
+            .map(|l| l.split(',').enumerate().map(|(i, c)| if i == yaw { "30.0".to_string() } else { c.to_string() }).collect::<Vec<_>>().join(","))
+            .collect();
+        std::fs::write(&labels, format!("{header}\n{}\n", turned.join("\n"))).expect("write");
+        let e = face_from_sequence(dir.path()).err().expect("no frontal frame").to_string();
+        assert!(e.contains("no frontal frame"), "{e}");
     }
 }
