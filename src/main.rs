@@ -365,7 +365,7 @@ fn run() -> Result<()> {
             let seeds: Vec<u64> = (1..=heads.clamp(1, 20)).collect();
             let face = face.map(|d| facemouse::lab::ahm_eval::face_from_sequence(&d)).transpose()?;
             let r = facemouse::lab::ahm_eval::run(&seeds, fps, moving, face.as_ref())?;
-            use facemouse::lab::turn_eval::table;
+            let table = facemouse::lab::turn_eval::table;
             say_raw!("NCC trackers alone:\n\n{}\nAHM alone, trained on the shipped portrait's generated head:\n\n{}", table(&r.ncc), table(&r.generic))?;
             if let Some(own) = &r.own {
                 say_raw!("\nAHM alone, trained on this face's own generated head:\n\n{}", table(own))?;
