@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::events::{Event, TrackState, dist};
 use crate::lab::labels::Sequence;
+use crate::stats::pct;
 use crate::trace::TraceRecord;
 
 /// The bins' edges in degrees (the last one takes 90° too).
@@ -55,16 +56,6 @@ pub struct TurnReport {
     /// on the point again ([`ON_POINT`]; ms); `None` if it never came back.
     pub regain_worst_ms: Option<f64>,
     pub regained: usize,
-}
-
-fn pct(v: &mut [f64], p: f64) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
-    let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
-    Some(v[i.min(v.len() - 1)])
 }
 
 /// Measures sequences with their traces.
