@@ -366,9 +366,18 @@ fn run() -> Result<()> {
             let face = face.map(|d| facemouse::lab::ahm_eval::face_from_sequence(&d)).transpose()?;
             let r = facemouse::lab::ahm_eval::run(&seeds, fps, moving, face.as_ref())?;
             let table = facemouse::lab::turn_eval::table;
-            say_raw!("NCC trackers alone:\n\n{}\nAHM alone, trained on the shipped portrait's generated head:\n\n{}", table(&r.ncc), table(&r.generic))?;
-            if let Some(own) = &r.own {
-                say_raw!("\nAHM alone, trained on this face's own generated head:\n\n{}", table(own))?;
+            say_raw!("NCC trackers alone:\n\n{}", table(&r.ncc))?;
+            let f = |x: Option<f64>| x.map_or_else(|| "–".to_string(), |v| format!("{v:.3}"));
+            for c in &r.ahm {
+                say_raw!(
+                    "\nAHM alone, {}: error median {} (p95 {}) frontal eye distances; Spearman of its expected error with the real one {:.2}; the projections {:.0} µs a frame\n\n{}",
+                    c.name,
+                    f(c.error_median),
+                    f(c.error_p95),
+                    c.spearman,
+                    c.projection_us,
+                    table(&c.report)
+                )?;
             }
             Ok(())
         }

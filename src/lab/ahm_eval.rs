@@ -156,33 +156,69 @@ fn piv0(v: HeadView) -> Point {
 }
 
 /// Tracks one frame: returns the point between the eyes, the pose (yaw,
-/// pitch in degrees) and the model's expected error; moves `pivot` and `last`.
-fn track(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, small: &mut Mat) -> Result<(Point, (f64, f64), f64), AhmEvalError> {
+/// pitch in degrees), the model's expected error and the time the two
+/// projections took (s); moves `pivot` and `last`. `subset`: the subset
+/// projection's size, or `None` for the full projection.
+fn track(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, small: &mut Mat, subset: Option<usize>) -> Result<(Point, (f64, f64), f64, f64), AhmEvalError> {
     let mut est = None;
+    let mut spent = 0.0;
     for _ in 0..2 {
         let x = observe(gray, *pivot, iod, small)?;
-        let e = model.project_subset(&x, &model.nearest(last, SUBSET))?;
+        let started = std::time::Instant::now();
+        let e = match subset {
+            Some(m) => model.project_subset(&x, &model.nearest(last, m))?,
+            None => model.project(&x)?,
+        };
+        spent += started.elapsed().as_secs_f64();
         *pivot = [pivot[0] + e.hidden[0] * iod, pivot[1] + e.hidden[1] * iod];
         *last = e.hidden.clone();
         est = Some(e);
     }
     let e = est.expect("two passes");
     let feature = [pivot[0] + e.hidden[2] * iod, pivot[1] + e.hidden[3] * iod];
-    Ok((feature, (e.hidden[4] * 90.0, e.hidden[5] * 45.0), e.expected_error))
+    Ok((feature, (e.hidden[4] * 90.0, e.hidden[5] * 45.0), e.expected_error, spent))
 }
 
-/// What `run` measured: NCC alone, AHM trained on the generated head of the
-/// shipped portrait, and (with another face) AHM trained on that face's own
-/// generated views.
+/// One AHM tracker's results.
+pub struct Check {
+    pub name: String,
+    pub report: TurnReport,
+    /// Spearman's correlation of the model's expected error with the real
+    /// error of the point between the eyes, over every labelled frame.
+    pub spearman: f64,
+    /// The real error (frontal eye distances): median and 95th percentile.
+    pub error_median: Option<f64>,
+    pub error_p95: Option<f64>,
+    /// The two projections' time per frame (µs).
+    pub projection_us: f64,
+}
+
+/// What `run` measured: NCC alone, and each AHM tracker alone.
 pub struct AhmRuns {
     pub ncc: TurnReport,
-    pub generic: TurnReport,
-    pub own: Option<TurnReport>,
+    pub ahm: Vec<Check>,
+}
+
+/// An AHM tracker being run.
+struct Follower<'a> {
+    name: String,
+    model: &'a Ahm,
+    subset: Option<usize>,
+    pivot: Option<Point>,
+    last: DVector<f64>,
+    records: Vec<TraceRecord>,
+    runs: Vec<(Sequence, Vec<TraceRecord>)>,
+    expected: Vec<f64>,
+    real: Vec<f64>,
+    spent_s: f64,
+    frames: usize,
 }
 
 /// NCC (the pipeline) and AHM, each alone, on generated turning heads of
 /// `seeds` at `fps` wearing `face` (the shipped portrait if `None`); the
-/// heads drift about the frame if `moving`.
+/// heads drift about the frame if `moving`. AHM is trained on the
+/// portrait's generated head and, with a face, on that face's own; each
+/// model is run with the subset projection (40 pairs) and the full one.
 ///
 /// # Errors
 /// Rendering, `OpenCV` or model failures.
@@ -192,21 +228,35 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> R
     let iod = 64.0;
     let model = train_generic(&portrait, iod)?;
     let own_model = face.map(|f| train_generic(f, iod)).transpose()?;
+    let mut followers = Vec::new();
+    let mut models: Vec<(&str, &Ahm)> = vec![("trained on the shipped portrait", &model)];
+    if let Some(m) = &own_model {
+        models.push(("trained on this face's own views", m));
+    }
+    for (name, m) in models {
+        for subset in [Some(SUBSET), None] {
+            let how = subset.map_or_else(|| "full projection".to_string(), |k| format!("subset projection ({k} of {})", m.len()));
+            followers.push(Follower { name: format!("{name}, {how}"), model: m, subset, pivot: None, last: DVector::zeros(6), records: Vec::new(), runs: Vec::new(), expected: Vec::new(), real: Vec::new(), spent_s: 0.0, frames: 0 });
+        }
+    }
     let settings = crate::profile::Settings::default();
-    let models = crate::models::Models::load();
-    let (mut ncc_runs, mut ahm_runs, mut own_runs) = (Vec::new(), Vec::new(), Vec::new());
+    let vision_models = crate::models::Models::load();
+    let mut ncc_runs = Vec::new();
     for &seed in seeds {
         let mut cfg = SynthConfig::turning(seed, fps);
         cfg.turn = Some(Turn { moving, ..Turn::wide() });
         cfg.iod_px = iod;
         let copy = FaceAsset { photo: asset.photo.try_clone()?, landmarks: asset.landmarks };
         let mut generator = Generator::new(copy, cfg.clone())?;
-        let mut pipeline = crate::pipeline::Pipeline::new(&settings, &models);
+        let mut pipeline = crate::pipeline::Pipeline::new(&settings, &vision_models);
         let mut frame = Frame::empty();
         let mut small = Mat::default();
-        let (mut rows, mut ncc, mut ahm, mut own) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut pivot, mut last) = (None::<Point>, DVector::zeros(6));
-        let (mut own_pivot, mut own_last) = (None::<Point>, DVector::zeros(6));
+        let (mut rows, mut ncc) = (Vec::new(), Vec::new());
+        for f in &mut followers {
+            f.pivot = None;
+            f.last = DVector::zeros(6);
+            f.records.clear();
+        }
         for i in 0..cfg.frames() {
             let row = generator.render(i, &mut frame.color)?;
             frame.update_gray()?;
@@ -221,28 +271,48 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> R
                 let (piv, mid) = (synth::head_pivot(v), synth::head_project(&asset.landmarks, (0.0, 0.0), v, asset.landmarks.mid).unwrap_or(piv0(v)));
                 row.mid.map_or(piv, |m| [m[0] - (mid[0] - piv[0]), m[1] - (mid[1] - piv[1])])
             };
-            let record = |(feature, (yaw, pitch), _): (Point, (f64, f64), f64)| TraceRecord {
-                frame: i as u64,
-                t_ms: frame.t_ms,
-                state: TrackState::Tracking,
-                feature: Some(feature),
-                pose: Some(crate::pose::Pose { yaw, pitch, roll: 0.0 }),
-                ..TraceRecord::default()
-            };
-            let p = pivot.get_or_insert_with(start);
-            ahm.push(record(track(&model, &frame.gray, iod, p, &mut last, &mut small)?));
-            if let Some(m) = &own_model {
-                let p = own_pivot.get_or_insert_with(start);
-                own.push(record(track(m, &frame.gray, iod, p, &mut own_last, &mut small)?));
+            for f in &mut followers {
+                let p = f.pivot.get_or_insert_with(start);
+                let (feature, (yaw, pitch), expected, spent) = track(f.model, &frame.gray, iod, p, &mut f.last, &mut small, f.subset)?;
+                f.spent_s += spent;
+                f.frames += 1;
+                if let Some(m) = row.mid {
+                    f.expected.push(expected);
+                    f.real.push(crate::events::dist(m, feature) / iod);
+                }
+                f.records.push(TraceRecord {
+                    frame: i as u64,
+                    t_ms: frame.t_ms,
+                    state: TrackState::Tracking,
+                    feature: Some(feature),
+                    pose: Some(crate::pose::Pose { yaw, pitch, roll: 0.0 }),
+                    ..TraceRecord::default()
+                });
             }
             rows.push(row);
         }
         let seq = Sequence { dir: format!("turn-{seed}").into(), rows, meta: Meta::default() };
-        ncc_runs.push((seq.clone(), ncc));
-        ahm_runs.push((seq.clone(), ahm));
-        own_runs.push((seq, own));
+        for f in &mut followers {
+            f.runs.push((seq.clone(), std::mem::take(&mut f.records)));
+        }
+        ncc_runs.push((seq, ncc));
     }
-    Ok(AhmRuns { ncc: turn_eval::measure(&ncc_runs), generic: turn_eval::measure(&ahm_runs), own: own_model.map(|_| turn_eval::measure(&own_runs)) })
+    let ahm = followers
+        .into_iter()
+        .map(|mut f| {
+            #[allow(clippy::cast_precision_loss)]
+            let projection_us = 1e6 * f.spent_s / f.frames.max(1) as f64;
+            Check {
+                spearman: crate::vision::ahm::spearman(&f.expected, &f.real),
+                error_median: crate::stats::pct(&mut f.real.clone(), 50.0),
+                error_p95: crate::stats::pct(&mut f.real, 95.0),
+                report: turn_eval::measure(&f.runs),
+                name: f.name,
+                projection_us,
+            }
+        })
+        .collect();
+    Ok(AhmRuns { ncc: turn_eval::measure(&ncc_runs), ahm })
 }
 
 #[cfg(test)]
@@ -277,7 +347,7 @@ mod tests {
                 let m = row.mid.expect("frontal at the start");
                 [m[0] - (mid[0] - piv[0]), m[1] - (mid[1] - piv[1])]
             });
-            let (f, (yaw, pitch), _) = track(&model, &gray, 64.0, p, &mut last, &mut small).expect("track");
+            let (f, (yaw, pitch), _, _) = track(&model, &gray, 64.0, p, &mut last, &mut small, Some(SUBSET)).expect("track");
             if let Some(m) = row.mid {
                 errors.push(((f[0] - m[0]).powi(2) + (f[1] - m[1]).powi(2)).sqrt() / 64.0);
             }

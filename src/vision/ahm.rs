@@ -233,8 +233,14 @@ impl Ahm {
             return (0..self.len()).collect();
         }
         let mut d: Vec<(f64, usize)> = (0..self.len()).map(|i| ((self.hidden.column(i) - h).norm_squared(), i)).collect();
-        d.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        d.into_iter().take(m.max(1)).map(|(_, i)| i).collect()
+        let m = m.clamp(1, d.len());
+        let order = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        if m < d.len() {
+            d.select_nth_unstable_by(m - 1, order);
+            d.truncate(m);
+        }
+        d.sort_by(order);
+        d.into_iter().map(|(_, i)| i).collect()
     }
 
     fn estimate(&self, hidden: DVector<f64>, alpha: &DVector<f64>, residual: f64) -> Estimate {
