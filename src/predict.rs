@@ -145,11 +145,12 @@ impl Predictor {
 
     /// The shipped words and word pairs of this installation
     /// (`assets/words/en.tsv`, `en-pairs.tsv`), read once per process
-    /// (every menu panel starts from them); a list that cannot be read is
-    /// tried again next time.
+    /// (every menu panel starts from them); a word list that cannot be read
+    /// is tried again next time, and pairs that cannot be read are logged
+    /// and done without.
     ///
     /// # Errors
-    /// See [`Predictor::load`] and [`Predictor::load_pairs`].
+    /// See [`Predictor::load`].
     pub fn shipped() -> Result<Self, PredictError> {
         static SHIPPED: Mutex<Option<(PathBuf, Predictor)>> = Mutex::new(None);
         let dir = crate::data_dir().join("assets").join("words");
@@ -160,7 +161,10 @@ impl Predictor {
             return Ok(p.clone());
         }
         let mut loaded = Self::load(&dir.join("en.tsv"))?;
-        loaded.load_pairs(&dir.join("en-pairs.tsv"))?;
+        // Without the pairs the words still come, by their own frequency.
+        if let Err(e) = loaded.load_pairs(&dir.join("en-pairs.tsv")) {
+            tracing::warn!("{e}; the words offered are not ranked by the word before them");
+        }
         *kept = Some((dir, loaded.clone()));
         Ok(loaded)
     }
@@ -348,7 +352,6 @@ impl Predictor {
     pub fn learned(&self, word: &str) -> u32 {
         self.user.get(&word.to_lowercase()).copied().unwrap_or(0)
     }
-
 }
 
 /// The words known to follow one word: the shipped pairs that begin with

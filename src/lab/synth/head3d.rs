@@ -180,9 +180,16 @@ impl Head3d {
         let c = lm.eye_mid();
         let s = iod_px / IOD_MM;
         let (w, h) = (size.width, size.height);
-        self.map_x = Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(-10.0))?;
-        self.map_y = Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(-10.0))?;
-        self.hair = Mat::new_rows_cols_with_default(h, w, core::CV_8UC1, Scalar::all(0.0))?;
+        // The buffers are kept from frame to frame, made again only for another size.
+        if (self.hair.cols(), self.hair.rows()) == (w, h) {
+            self.map_x.set_to_def(&Scalar::all(-10.0))?;
+            self.map_y.set_to_def(&Scalar::all(-10.0))?;
+            self.hair.set_to_def(&Scalar::all(0.0))?;
+        } else {
+            self.map_x = Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(-10.0))?;
+            self.map_y = Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(-10.0))?;
+            self.hair = Mat::new_rows_cols_with_default(h, w, core::CV_8UC1, Scalar::all(0.0))?;
+        }
         for v in 0..h {
             let qy = -(f64::from(v) - origin[1]) / s;
             for u in 0..w {

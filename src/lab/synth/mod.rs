@@ -293,8 +293,9 @@ pub struct SynthConfig {
     /// held before the first and after the last. Empty: the free motion.
     pub path: Vec<(f64, f64, f64)>,
     /// The head turns in 3D (see [`Turn`]): the portrait is rendered on a
-    /// generic head at the script's yaw and pitch, held in place (the free
-    /// motion, talking's turns and nods, glasses and covers are not drawn).
+    /// generic head at the script's yaw and pitch, in place or drifting as
+    /// the free motion does (without its roll and scale); talking's turns
+    /// and nods, glasses and covers are not drawn.
     pub turn: Option<Turn>,
 }
 
