@@ -160,12 +160,19 @@ impl Predictor {
         {
             return Ok(p.clone());
         }
+        let loaded = Self::from_dir(&dir)?;
+        *kept = Some((dir, loaded.clone()));
+        Ok(loaded)
+    }
+
+    /// The words (`en.tsv`) and word pairs (`en-pairs.tsv`) of `dir`; pairs
+    /// that cannot be read are logged, and the words still come, by their
+    /// own frequency.
+    fn from_dir(dir: &Path) -> Result<Self, PredictError> {
         let mut loaded = Self::load(&dir.join("en.tsv"))?;
-        // Without the pairs the words still come, by their own frequency.
         if let Err(e) = loaded.load_pairs(&dir.join("en-pairs.tsv")) {
             tracing::warn!("{e}; the words offered are not ranked by the word before them");
         }
-        *kept = Some((dir, loaded.clone()));
         Ok(loaded)
     }
 
@@ -523,6 +530,18 @@ mod tests {
         std::fs::write(&pairs, "thank you\n").expect("write");
         let e = w.load_pairs(&pairs).expect_err("malformed").to_string();
         assert!(e.contains("pairs.tsv") && e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn without_the_pairs_file_the_words_still_come() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let _ = list(dir.path());
+        let p = Predictor::from_dir(dir.path()).expect("the words alone");
+        assert!(p.shipped_pairs.is_empty());
+        assert_eq!(p.suggest_after("thank", "th", 2), vec!["the", "there"], "by frequency");
+        std::fs::write(dir.path().join("en-pairs.tsv"), "thank there\t-10\n").expect("write");
+        let q = Predictor::from_dir(dir.path()).expect("with pairs");
+        assert_eq!(q.suggest_after("thank", "th", 2), vec!["there", "the"], "ranked by the pair");
     }
 
     #[test]
