@@ -209,16 +209,12 @@ impl Head3d {
         *out = Mat::new_rows_cols_with_default(h, w, core::CV_8UC3, Scalar::all(SCENE))?;
         imgproc::remap(photo, out, &self.map_x, &self.map_y, imgproc::INTER_LINEAR, core::BORDER_TRANSPARENT, Scalar::default())?;
         out.set_to(&Scalar::new(HAIR[0], HAIR[1], HAIR[2], 0.0), &self.hair)?;
-        // The landmarks: on the surface under their place in the portrait.
+        // The landmarks: on the surface under their place in the portrait,
+        // hidden if the ray there meets the head more than 4 mm nearer the camera.
         let place = |q: Point, lift: f64| -> Option<Point> {
-            let (x, y) = ((q[0] - c[0]) / k, -(q[1] - lift - c[1]) / k);
-            let z = surface(x, y)?;
-            let p = nalgebra::Vector3::new(x, y - CY, z - CZ0);
-            let cam = r * p;
-            let (qx, qy) = (cam[0], cam[1] + CY);
-            // Hidden if the ray there meets the head more than 4 mm nearer the camera.
-            let (hit, _) = cast(&r, qx, qy)?;
-            (hit - cam[2] < 4.0).then(|| [origin[0] + s * qx, origin[1] - s * qy])
+            let p = on_head(&r, lm, [q[0], q[1] - lift])?;
+            let (hit, _) = cast(&r, p[0], p[1])?;
+            (hit - p[2] < 4.0).then(|| to_pixel(view, p))
         };
         Ok([place(lm.le, 0.0), place(lm.re, 0.0), place(lm.lb, brow_lift), place(lm.rb, brow_lift), place(lm.nose, 0.0), place(lm.mid, 0.0)])
     }
@@ -235,14 +231,26 @@ pub fn pivot(view: View) -> Point {
 /// seen or hidden.
 #[must_use]
 pub fn project(lm: &PhotoLandmarks, (yaw, pitch): (f64, f64), view: View, q: Point) -> Option<Point> {
-    let r = rotation(&Pose { yaw, pitch, roll: 0.0 });
+    on_head(&rotation(&Pose { yaw, pitch, roll: 0.0 }), lm, q).map(|p| to_pixel(view, p))
+}
+
+/// The portrait's point `q` on the head's surface, turned by `r`, in the
+/// camera's frame (mm: x to the right, y up, z towards the camera; the
+/// eyes' midpoint at the origin when frontal). Its z is the ray parameter
+/// of [`cast`] (larger is nearer).
+fn on_head(r: &nalgebra::Matrix3<f64>, lm: &PhotoLandmarks, q: Point) -> Option<nalgebra::Vector3<f64>> {
     let k = lm.iod() / IOD_MM;
     let c = lm.eye_mid();
-    let s = view.iod_px / IOD_MM;
     let (x, y) = ((q[0] - c[0]) / k, -(q[1] - c[1]) / k);
     let z = surface(x, y)?;
     let cam = r * nalgebra::Vector3::new(x, y - CY, z - CZ0);
-    Some([view.origin[0] + s * cam[0], view.origin[1] - s * (cam[1] + CY)])
+    Some(nalgebra::Vector3::new(cam[0], cam[1] + CY, cam[2]))
+}
+
+/// Where the camera-frame point `p` (mm, as [`on_head`] gives it) is in the image.
+fn to_pixel(view: View, p: nalgebra::Vector3<f64>) -> Point {
+    let s = view.iod_px / IOD_MM;
+    [view.origin[0] + s * p[0], view.origin[1] - s * p[1]]
 }
 
 #[cfg(test)]
