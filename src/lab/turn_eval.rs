@@ -58,6 +58,13 @@ pub struct TurnReport {
     pub regained: usize,
 }
 
+/// The bin of `bins` that holds `angle` (each from its lower edge; the last
+/// one takes its upper edge too).
+fn bin_of(bins: &[(f64, f64)], angle: f64) -> Option<usize> {
+    let last = bins.len().checked_sub(1)?;
+    bins.iter().enumerate().position(|(k, &(a, b))| angle >= a && (angle < b || (k == last && angle <= b)))
+}
+
 /// Measures sequences with their traces.
 #[must_use]
 pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
@@ -68,7 +75,6 @@ pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
         .chain(PITCH_BINS.iter().map(|b| ("pitch", b)))
         .map(|(axis, &(from_deg, to_deg))| Bin { axis, from_deg, to_deg, ..Bin::default() })
         .collect();
-    let mut on_point = vec![0usize; bins.len()];
     let mut report = TurnReport::default();
     for (seq, trace) in runs {
         let frontal = |y: f64, p: f64| y.abs() < 15.0 && p.abs() < 15.0;
@@ -93,22 +99,14 @@ pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
             let count = |f: &dyn Fn(&Event) -> bool| rec.map_or(0, |r| r.events.iter().filter(|e| f(e)).count());
             let events = count(&|e| matches!(e, Event::Blink | Event::LongBlink | Event::WinkLeft | Event::WinkRight | Event::BrowRaise));
             let clicks = count(&|e| matches!(e, Event::ClickLeft | Event::ClickRight | Event::ClickMiddle | Event::ClickDouble | Event::DragStart));
-            let slot = if pitch < 15.0 {
-                YAW_BINS.iter().position(|&(a, b)| yaw >= a && (yaw < b || (b >= 90.0 && yaw <= b)))
-            } else {
-                None
-            }
-            .into_iter()
-            .chain(if yaw < 15.0 { PITCH_BINS.iter().position(|&(a, b)| pitch >= a && (pitch < b || (b >= 60.0 && pitch <= b))).map(|k| YAW_BINS.len() + k) } else { None });
-            for k in slot {
+            let yaw_bin = if pitch < 15.0 { bin_of(&YAW_BINS, yaw) } else { None };
+            let pitch_bin = if yaw < 15.0 { bin_of(&PITCH_BINS, pitch).map(|k| YAW_BINS.len() + k) } else { None };
+            for k in yaw_bin.into_iter().chain(pitch_bin) {
                 bins[k].switch_events += events;
                 bins[k].clicks += clicks;
                 if row.mid.is_some() {
                     bins[k].frames += 1;
-                    if let Some(e) = err {
-                        errors[k].push(e);
-                        on_point[k] += usize::from(e < ON_POINT);
-                    }
+                    errors[k].extend(err);
                 }
             }
         }
@@ -139,7 +137,7 @@ pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
         #[allow(clippy::cast_precision_loss)]
         {
             bin.coverage = (bin.frames > 0).then(|| errors[k].len() as f64 / bin.frames as f64);
-            bin.on_point = (bin.frames > 0).then(|| on_point[k] as f64 / bin.frames as f64);
+            bin.on_point = (bin.frames > 0).then(|| errors[k].iter().filter(|e| **e < ON_POINT).count() as f64 / bin.frames as f64);
         }
         bin.error_median = pct(&mut errors[k], 50.0);
         bin.error_p95 = pct(&mut errors[k], 95.0);
