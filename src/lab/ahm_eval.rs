@@ -2,9 +2,10 @@
 //! alone on generated turning heads, per bin of yaw and pitch (#28; a lab
 //! measurement, not yet the pipeline's).
 //!
-//! AHM's training set here is generic: the generated head (the portrait on
-//! the 3D head) at every 10° of yaw from −90° to 90° and every 15° of pitch
-//! from −45° to 45°, each seen through five windows (centred on where the
+//! AHM's training set is made of generated views: a face (the shipped
+//! portrait, or with `--face` a sequence's frontal frame) on the 3D head
+//! at every 10° of yaw from −90° to 90° and every 15° of pitch from −45° to
+//! 45°, each seen through five windows (centred on where the
 //! head turns about, and shifted by 0.15 eye distances each way), 665 pairs.
 //! An observation is the window, 2.6 eye distances square, resampled to
 //! 24×24 and normalized for light. The hidden state is the window's offset
@@ -15,9 +16,9 @@
 //! projected again. The eye distance is taken as known (64 px): these heads
 //! do not come nearer or go away.
 //!
-//! The same portrait is trained on and tested on: the best case for AHM. A
-//! user's own training set (their frontal frames on the generic head) is
-//! what the product would use.
+//! A face is trained on and tested on the same generated head: the best
+//! case for AHM. A model trained on one face and run on another is measured
+//! too (the portrait's model on the `--face` heads).
 
 use nalgebra::DVector;
 use opencv::core::{Mat, Rect, Size};
@@ -151,8 +152,14 @@ pub fn train_generic(asset: &FaceAsset, iod: f64) -> Result<Ahm, AhmEvalError> {
     Ok(Ahm::train(Kernel::gaussian_for(&obs, 1.0), 1e-3, &pairs)?)
 }
 
-fn piv0(v: HeadView) -> Point {
-    synth::head_pivot(v)
+/// Where the head turns about, from where its point between the eyes is
+/// while it is frontal (`mid`), for a face with landmarks `lm` and `iod` px
+/// between the eyes: where AHM starts tracking.
+fn pivot_from_mid(lm: &synth::PhotoLandmarks, iod: f64, mid: Point) -> Point {
+    let v = HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: iod };
+    let piv = synth::head_pivot(v);
+    let frontal = synth::head_project(lm, (0.0, 0.0), v, lm.mid).unwrap_or(piv);
+    [mid[0] - (frontal[0] - piv[0]), mid[1] - (frontal[1] - piv[1])]
 }
 
 /// Tracks one frame: returns the point between the eyes, the pose (yaw,
@@ -266,11 +273,7 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> R
             ncc.push(rec.clone());
             // AHM starts from the first frame's labelled pivot (where the
             // face detector's first answer would put it).
-            let start = || {
-                let v = HeadView { size: Size::new(cfg.width, cfg.height), origin: [0.0, 0.0], iod_px: iod };
-                let (piv, mid) = (synth::head_pivot(v), synth::head_project(&asset.landmarks, (0.0, 0.0), v, asset.landmarks.mid).unwrap_or(piv0(v)));
-                row.mid.map_or(piv, |m| [m[0] - (mid[0] - piv[0]), m[1] - (mid[1] - piv[1])])
-            };
+            let start = || row.mid.map_or_else(|| synth::head_pivot(HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: iod }), |m| pivot_from_mid(&asset.landmarks, iod, m));
             for f in &mut followers {
                 let p = f.pivot.get_or_insert_with(start);
                 let (feature, (yaw, pitch), expected, spent) = track(f.model, &frame.gray, iod, p, &mut f.last, &mut small, f.subset)?;
@@ -341,12 +344,7 @@ mod tests {
         for i in 0..cfg.frames() {
             let row = generator.render(i, &mut img).expect("render");
             let gray = gray_of(&img).expect("gray");
-            let p = pivot.get_or_insert_with(|| {
-                let v = HeadView { size: Size::new(640, 480), origin: [0.0, 0.0], iod_px: 64.0 };
-                let (piv, mid) = (synth::head_pivot(v), synth::head_project(&asset.landmarks, (0.0, 0.0), v, asset.landmarks.mid).expect("mid"));
-                let m = row.mid.expect("frontal at the start");
-                [m[0] - (mid[0] - piv[0]), m[1] - (mid[1] - piv[1])]
-            });
+            let p = pivot.get_or_insert_with(|| pivot_from_mid(&asset.landmarks, 64.0, row.mid.expect("frontal at the start")));
             let (f, (yaw, pitch), _, _) = track(&model, &gray, 64.0, p, &mut last, &mut small, Some(SUBSET)).expect("track");
             if let Some(m) = row.mid {
                 errors.push(((f[0] - m[0]).powi(2) + (f[1] - m[1]).powi(2)).sqrt() / 64.0);
