@@ -200,7 +200,7 @@ impl Ahm {
         self.check(x)?;
         let k = DVector::from_iterator(self.len(), self.observations.iter().map(|o| self.kernel.eval(o, x)));
         let alpha = &self.inverse * &k;
-        let residual = self.kernel.eval(x, x) - 2.0 * alpha.dot(&k) + (alpha.transpose() * &self.gram * &alpha)[(0, 0)];
+        let residual = span_residual(self.kernel.eval(x, x), &alpha, &k, &self.gram);
         Ok(self.estimate(&self.hidden * &alpha, &alpha, residual))
     }
 
@@ -221,7 +221,7 @@ impl Ahm {
         let reg = &ks + DMatrix::identity(m, m) * self.lambda;
         let alpha = reg.cholesky().map_or_else(|| DVector::zeros(m), |c| c.solve(&k));
         let hidden = DVector::from_fn(self.hidden.nrows(), |r, _| idx.iter().zip(alpha.iter()).map(|(&i, a)| self.hidden[(r, i)] * a).sum());
-        let residual = self.kernel.eval(x, x) - 2.0 * alpha.dot(&k) + (alpha.transpose() * &ks * &alpha)[(0, 0)];
+        let residual = span_residual(self.kernel.eval(x, x), &alpha, &k, &ks);
         Ok(self.estimate(hidden, &alpha, residual))
     }
 
@@ -245,7 +245,6 @@ impl Ahm {
 
     fn estimate(&self, hidden: DVector<f64>, alpha: &DVector<f64>, residual: f64) -> Estimate {
         let weight_norm = alpha.norm_squared();
-        let residual = residual.max(0.0);
         let [c, s, b] = self.error_model;
         let expected_error = (c + s * weight_norm + b * residual).max(0.0).sqrt();
         Estimate { hidden, expected_error, weight_norm, residual }
@@ -268,7 +267,7 @@ impl Ahm {
                 let k = DVector::from_fn(m, |p, _| self.gram[(others[p], i)]);
                 let alpha = &inv * &k;
                 let kk = DMatrix::from_fn(m, m, |p, q| self.gram[(others[p], others[q])]);
-                let residual = (self.gram[(i, i)] - 2.0 * alpha.dot(&k) + (alpha.transpose() * &kk * &alpha)[(0, 0)]).max(0.0);
+                let residual = span_residual(self.gram[(i, i)], &alpha, &k, &kk);
                 let mut err = 0.0;
                 for r in 0..self.hidden.nrows() {
                     let est: f64 = others.iter().zip(alpha.iter()).map(|(&j, w)| self.hidden[(r, j)] * w).sum();
@@ -313,6 +312,12 @@ impl Ahm {
         // Nothing fits: the mean left-out error, whatever the projection.
         [rows.iter().map(|r| r.0).sum::<f64>() / rows.len().max(1) as f64, 0.0, 0.0]
     }
+}
+
+/// ‖φ(x) − Σ αᵢ φ(xᵢ)‖² from k(x, x), the coefficients, the kernel values
+/// kᵢ = k(xᵢ, x) and the Gram matrix of the xᵢ (never below 0).
+fn span_residual(kxx: f64, alpha: &DVector<f64>, k: &DVector<f64>, gram: &DMatrix<f64>) -> f64 {
+    (kxx - 2.0 * alpha.dot(k) + (alpha.transpose() * gram * alpha)[(0, 0)]).max(0.0)
 }
 
 /// Spearman's rank correlation of two equally long series (ties share their mean rank).
