@@ -178,10 +178,9 @@ pub struct EyeState {
     last_closure_before: Option<(f64, f64)>,
     /// While a departure holds past `BLINK_MAX_MS`: how each eye looks now ...
     held: [Option<Look>; 2],
-    /// ... and a further departure from that: when it started and its deepest mean closure ...
-    held_dip: Option<(f64, f64)>,
-    /// ... and whether it was given as a blink at its turn.
-    held_dip_given: bool,
+    /// ... and a further departure from that: when it started, its deepest
+    /// mean closure, and whether it was given as a blink at its turn.
+    held_dip: Option<(f64, f64, bool)>,
     held_patch: [Mat; 2],
     /// When the open looks' rest levels were first taught (since the looks
     /// were taken).
@@ -412,7 +411,7 @@ impl EyeState {
                     // lowered), and its end is no blink and no long blink.
                     // A change still under way for `NOT_CLOSED_MS` is not a
                     // reopening either: eyes open within a frame or two.
-                    let dip_before = self.held_dip.map(|(since, _)| since);
+                    let dip_before = self.held_dip.map(|(since, _, _)| since);
                     let change = self.changed_in_hold(gray, eyes, iod, t_ms, dt)?;
                     // A change already given on its way out of the look is not given again as it comes back.
                     if change == HoldChange::Blinked && (dip_before.is_none() || dip_before != c.left_through) {
@@ -422,7 +421,7 @@ impl EyeState {
                         // teaches no closed level: its depth is from the look.
                         self.give_blink(t_ms, events);
                     }
-                    if let Some((since, dip)) = self.held_dip
+                    if let Some((since, dip, _)) = self.held_dip
                         && c.left_through != Some(since)
                         && dip >= LEAVE_BLINK_SHARE * c.peak
                     {
@@ -434,7 +433,7 @@ impl EyeState {
                         c.left_through = Some(since);
                         c.moved = true;
                     }
-                    if change != HoldChange::None || self.held_dip.is_some_and(|(since, _)| t_ms - since >= NOT_CLOSED_MS) {
+                    if change != HoldChange::None || self.held_dip.is_some_and(|(since, _, _)| t_ms - since >= NOT_CLOSED_MS) {
                         c.moved = true;
                     }
                     if !c.closed_like || dur > LONG_BLINK_MAX_MS {
@@ -596,10 +595,7 @@ impl EyeState {
         let least = closure[0].min(closure[1]);
         tracing::trace!("eyes: t {t_ms:.0} from the held look {:.2} {:.2}", closure[0], closure[1]);
         match self.held_dip {
-            None if mean >= EYE_ON && least >= 0.5 * EYE_ON => {
-                self.held_dip = Some((t_ms, mean));
-                self.held_dip_given = false;
-            }
+            None if mean >= EYE_ON && least >= 0.5 * EYE_ON => self.held_dip = Some((t_ms, mean, false)),
             None => {
                 let weight = alpha(dt, OPEN_TAU_MS);
                 for k in 0..2 {
@@ -608,21 +604,20 @@ impl EyeState {
                     }
                 }
             }
-            Some((start, peak)) => {
+            Some((start, peak, given)) => {
                 // From lowered lids a blink is given as they start to come
                 // back (as a blink from open eyes is), not when they are back.
                 let turned = mean < HELD_DIP_TURN * peak;
                 let peak = peak.max(mean);
                 let back = mean < EYE_RETURN.max(peak * EYE_RETURN_SHARE);
-                if turned && !self.held_dip_given && t_ms - start <= BLINK_MAX_MS {
-                    self.held_dip_given = true;
-                    self.held_dip = Some((start, peak));
+                if turned && !given && t_ms - start <= BLINK_MAX_MS {
+                    self.held_dip = Some((start, peak, true));
                     return Ok(HoldChange::Blinked);
                 }
                 if back || t_ms - start > BLINK_MAX_MS {
                     self.held_dip = None;
                     if back && t_ms - start <= BLINK_MAX_MS {
-                        return Ok(if self.held_dip_given { HoldChange::None } else { HoldChange::Blinked });
+                        return Ok(if given { HoldChange::None } else { HoldChange::Blinked });
                     }
                     for k in 0..2 {
                         if let Some(look) = self.held[k].as_mut() {
@@ -631,7 +626,7 @@ impl EyeState {
                     }
                     return Ok(HoldChange::Moved);
                 }
-                self.held_dip = Some((start, peak));
+                self.held_dip = Some((start, peak, given));
             }
         }
         Ok(HoldChange::None)
