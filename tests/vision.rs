@@ -521,7 +521,7 @@ fn trackers_misplaced_on_the_way_back_from_a_far_turn_are_put_back_on_the_eyes()
     let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
     let mut frame = Frame::empty();
     let (mut on, mut last, mut far_clicks) = (0usize, 0usize, 0usize);
-    let near = |a: Option<[f64; 2]>, b: Option<[f64; 2]>| a.zip(b).is_some_and(|(a, b)| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt() < 0.1 * cfg.iod_px);
+    let near = |a: Option<[f64; 2]>, b: Option<[f64; 2]>| a.zip(b).is_some_and(|(a, b)| facemouse::events::dist(a, b) < 0.1 * cfg.iod_px);
     for i in 0..cfg.frames() {
         let row = generator.render(i, &mut frame.color).expect("render");
         stamp(&mut frame, &generator, i);

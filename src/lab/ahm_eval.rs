@@ -347,7 +347,7 @@ mod tests {
             let p = pivot.get_or_insert_with(|| pivot_from_mid(&asset.landmarks, 64.0, row.mid.expect("frontal at the start")));
             let (f, (yaw, pitch), _, _) = track(&model, &gray, 64.0, p, &mut last, &mut small, Some(SUBSET)).expect("track");
             if let Some(m) = row.mid {
-                errors.push(((f[0] - m[0]).powi(2) + (f[1] - m[1]).powi(2)).sqrt() / 64.0);
+                errors.push(crate::events::dist(f, m) / 64.0);
             }
             worst_pose = worst_pose.max((yaw - row.yaw.unwrap_or(0.0)).abs()).max((pitch - row.pitch.unwrap_or(0.0)).abs());
         }
