@@ -230,10 +230,11 @@ fn assert_zju_floor(all: &[eval::Scores], recall: f64) {
 
 /// The ZJU people at 7.5 fps (every 4th frame): a blink there shows on
 /// one or two frames, often part way. Pooled floors below what the vision
-/// measures today (`docs/accuracy.md`: 0.96/0.83 for all eighteen; 0.78
-/// while a start in a blink widened the span for the next second, 0.69
-/// before a part-way blink could span two frames from 0.45 of the
-/// threshold). No long blink and no wink: those would be stray commands.
+/// measures today (`docs/accuracy.md`: 0.94/0.88 for all eighteen; 0.83
+/// while a blink under way as tracking started was lost, 0.78 while a start
+/// in a blink widened the span for the next second, 0.69 before a part-way
+/// blink could span two frames from 0.45 of the threshold). No long blink
+/// and no wink: those would be stray commands.
 #[test]
 fn the_zju_people_at_7_5_fps_keep_their_floor() {
     let Some(dirs) = zju_clips() else { return };
@@ -245,7 +246,7 @@ fn the_zju_people_at_7_5_fps_keep_their_floor() {
         assert!(s.init_latency.frame.is_some(), "{}: never tracked", s.sequence);
         all.push(s);
     }
-    assert_zju_floor(&all, 0.8);
+    assert_zju_floor(&all, 0.85);
 }
 
 /// The ZJU people never raise their brows on purpose, but zju-s16's rise with

@@ -286,6 +286,19 @@ pub const WINK_AFTER_BOTH_MS: f64 = 500.0;
 pub const WINK_ONSET_MS: f64 = 200.0;
 /// An eye departed this long without a blink under way looks like this now.
 pub const ADOPT_MS: f64 = 600.0;
+/// Tracking that starts while the eyes are shut (a clip, or a session, that
+/// begins in a blink) takes its first looks of closed eyes, and their
+/// opening is only a departure that stays. Within this long of the start,
+/// eyes that depart from their first looks and open up are a blink: ...
+pub const START_BLINK_MS: f64 = 600.0;
+/// ... their openness (see `eyes::openness`) risen by this much over the
+/// first look's, on the mean of both eyes and by half of it on each ...
+/// (development clips, every frame as a start: of starts on shut eyes, 0.72
+/// rise so far within 0.6 s; of starts on open eyes with no blink near, 0.010;
+/// FOCUS 0.66 and 0.012, ZJU 0.73 and 0.005) ...
+pub const START_OPENING: f64 = 0.15;
+/// ... and each eye departed from its first look by at least this.
+pub const START_DEPARTURE: f64 = 0.1;
 
 // ---------------------------------------------------------------------------
 // Brows (`brows.rs`)
