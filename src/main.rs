@@ -193,6 +193,9 @@ enum Command {
         /// Move each frame as a talking, nodding head moves (shift, roll, size, turn), with this seed.
         #[arg(long = "move", value_name = "SEED")]
         motion: Option<u64>,
+        /// Light the face from behind (dark, flat, noisy, exposure that drifts, a lamp in view), with this seed.
+        #[arg(long = "backlight", value_name = "SEED")]
+        light: Option<u64>,
     },
 }
 
@@ -391,9 +394,10 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::Resample { sequence, out, every, scale, motion }) => {
+        Some(Command::Resample { sequence, out, every, scale, motion, light }) => {
             let motion = motion.map(facemouse::lab::resample::Motion::new);
-            let meta = facemouse::lab::resample::resample(&sequence, &out, every, scale, motion.as_ref())?;
+            let light = light.map(facemouse::lab::resample::Light::new);
+            let meta = facemouse::lab::resample::resample(&sequence, &out, every, scale, motion.as_ref(), light.as_ref())?;
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }

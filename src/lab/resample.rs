@@ -13,6 +13,12 @@
 //! narrows the face sideways). The development clips are of people who sit
 //! still; the people the product meets do not. The eyes, blinks and
 //! expressions stay the real ones; the labelled points move with the frame.
+//!
+//! With a [`Light`], each frame is then seen as a cheap webcam sees a face lit
+//! from behind (a lamp or a window in the room): the camera's exposure is set
+//! by the bright background, so the face is dark and flat, the sensor's noise
+//! shows, and the exposure hunts slowly up and down. The development clips
+//! are all lit from the front.
 
 use std::path::{Path, PathBuf};
 
@@ -104,17 +110,71 @@ impl Motion {
     }
 }
 
+/// A face lit from behind, the same for a seed: the face's contrast (its
+/// grey levels times 0.35 to 0.55, plus 0 to 25), an exposure that drifts by
+/// up to 15 % (0.05 to 0.2 Hz), sensor noise of 3 to 7 grey levels, and the
+/// lamp itself, a bright disc in an upper corner.
+#[derive(Debug, Clone)]
+pub struct Light {
+    contrast: f64,
+    lift: f64,
+    noise: f64,
+    /// The exposure's drift: amplitude (share), frequency (Hz), phase.
+    drift: (f64, f64, f64),
+    /// The lamp: its centre's share of the width, and its side (0 left, 1 right).
+    lamp_right: bool,
+    seed: u64,
+}
+
+impl Light {
+    #[must_use]
+    pub fn new(seed: u64) -> Self {
+        let mut rng = crate::lab::synth::Rng::new(seed ^ 0x6c69_6768);
+        Self {
+            contrast: rng.uniform(0.35, 0.55),
+            lift: rng.uniform(0.0, 25.0),
+            noise: rng.uniform(3.0, 7.0),
+            drift: (rng.uniform(0.05, 0.15), rng.uniform(0.05, 0.2), rng.uniform(0.0, std::f64::consts::TAU)),
+            lamp_right: rng.uniform(0.0, 1.0) < 0.5,
+            seed,
+        }
+    }
+
+    /// The gain on the face's grey levels at `t_s` seconds.
+    #[must_use]
+    pub fn gain(&self, t_s: f64) -> f64 {
+        self.contrast * (1.0 + self.drift.0 * (std::f64::consts::TAU * self.drift.1 * t_s + self.drift.2).sin())
+    }
+
+    /// `frame` (8-bit, 3 channels) as this light shows it at `t_s`, the `index`th frame, into `out`.
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    #[allow(clippy::cast_possible_truncation)]
+    pub fn apply(&self, frame: &Mat, t_s: f64, index: usize, out: &mut Mat, noise: &mut Mat) -> Result<(), opencv::Error> {
+        let mut dark = Mat::default();
+        frame.convert_to(&mut dark, -1, self.gain(t_s), self.lift)?;
+        let (w, h) = (dark.cols(), dark.rows());
+        let centre = opencv::core::Point::new(if self.lamp_right { w * 9 / 10 } else { w / 10 }, h / 10);
+        imgproc::circle(&mut dark, centre, (w / 10).max(2), opencv::core::Scalar::all(250.0), -1, imgproc::LINE_AA, 0)?;
+        *noise = Mat::new_rows_cols_with_default(h, w, opencv::core::CV_16SC3, opencv::core::Scalar::all(0.0))?;
+        opencv::core::set_rng_seed((self.seed.wrapping_mul(1_000_003).wrapping_add(index as u64) & 0x7fff_ffff) as i32)?;
+        opencv::core::randn(noise, &opencv::core::Scalar::all(0.0), &opencv::core::Scalar::all(self.noise))?;
+        opencv::core::add(&dark, &*noise, out, &opencv::core::no_array(), opencv::core::CV_8UC3)
+    }
+}
+
 fn apply(m: &[[f64; 3]; 2], p: crate::events::Point) -> crate::events::Point {
     [m[0][0] * p[0] + m[0][1] * p[1] + m[0][2], m[1][0] * p[0] + m[1][1] * p[1] + m[1][2]]
 }
 
 /// Writes `src` kept every `every` frames and scaled by `scale` to `out`
 /// (`video.avi`, `labels.csv`, `meta.json`), each frame moved by `motion`
-/// first if there is one; returns the new metadata.
+/// first if there is one, and seen in `light` last; returns the new metadata.
 ///
 /// # Errors
 /// A sequence that cannot be read, or an output that cannot be written.
-pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option<&Motion>) -> Result<Meta, ResampleError> {
+pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option<&Motion>, light: Option<&Light>) -> Result<Meta, ResampleError> {
     if every == 0 || !(scale > 0.0 && scale <= 1.0) {
         return Err(ResampleError::Arguments { every, scale });
     }
@@ -137,6 +197,7 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
             return Err(werr(&path, "OpenCV's FFmpeg backend cannot write Motion-JPEG AVI here".into()));
         }
         let (mut frame, mut small, mut moved) = (Frame::empty(), Mat::default(), Mat::default());
+        let (mut lit, mut noise) = (Mat::default(), Mat::default());
         let mut index = 0usize;
         while let ReadOutcome::Frame = video.read(&mut frame)? {
             if index.is_multiple_of(every) {
@@ -151,7 +212,13 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
                     maps.push(m);
                 }
                 imgproc::resize(input, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
-                writer.write(&small)?;
+                if let Some(light) = light {
+                    let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
+                    light.apply(&small, t_s, index, &mut lit, &mut noise)?;
+                    writer.write(&lit)?;
+                } else {
+                    writer.write(&small)?;
+                }
                 kept.push(index);
             }
             index += 1;
@@ -205,7 +272,7 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
     meta.frames = rows.len() as u64;
     meta.width = width;
     meta.height = height;
-    meta.extra.insert("resampled_from".into(), serde_json::json!({ "sequence": src.display().to_string(), "every": every, "scale": scale, "moved": motion.is_some() }));
+    meta.extra.insert("resampled_from".into(), serde_json::json!({ "sequence": src.display().to_string(), "every": every, "scale": scale, "moved": motion.is_some(), "lit_from_behind": light.is_some() }));
     crate::profile::write_atomic(&csv, &labels::to_csv(&rows)).map_err(|e| werr(&csv, e.to_string()))?;
     let text = serde_json::to_string_pretty(&meta).map_err(|e| werr(&mj, e.to_string()))?;
     crate::profile::write_atomic(&mj, &(text + "\n")).map_err(|e| werr(&mj, e.to_string()))?;
@@ -238,7 +305,7 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
         generated(&src, 5, 6.0, 40.0, true);
-        let meta = resample(&src, &out, 3, 0.5, None).expect("resample");
+        let meta = resample(&src, &out, 3, 0.5, None, None).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("resampled"));
         assert_eq!(b.rows.len(), a.rows.len().div_ceil(3));
         assert_eq!((meta.width, meta.height), (160, 120));
@@ -252,7 +319,7 @@ mod tests {
         let (ra, rb) = (&a.rows[9], &b.rows[3]);
         let (le_a, le_b) = (ra.le.expect("eye"), rb.le.expect("eye"));
         assert!((le_a[0] * 0.5 - le_b[0]).abs() < 0.01 && (ra.t_ms - rb.t_ms).abs() < 0.1);
-        assert!(resample(&src, &out, 0, 0.5, None).is_err() && resample(&src, &out, 2, 1.5, None).is_err());
+        assert!(resample(&src, &out, 0, 0.5, None, None).is_err() && resample(&src, &out, 2, 1.5, None, None).is_err());
     }
 
     #[test]
@@ -261,7 +328,7 @@ mod tests {
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
         generated(&src, 9, 4.0, 50.0, false);
         let motion = Motion::new(3);
-        resample(&src, &out, 1, 1.0, Some(&motion)).expect("resample");
+        resample(&src, &out, 1, 1.0, Some(&motion), None).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("moved"));
         assert_eq!(a.rows.len(), b.rows.len());
         let frames = |s: &Sequence| {
@@ -292,5 +359,41 @@ mod tests {
         // The same seed, the same motion; another seed, another.
         assert_eq!(Motion::new(3).at(1.3, 320.0, 240.0), motion.at(1.3, 320.0, 240.0));
         assert_ne!(Motion::new(4).at(1.3, 320.0, 240.0), motion.at(1.3, 320.0, 240.0));
+    }
+
+    /// Lit from behind: the face darker and flatter, with the lamp in view;
+    /// the labels are the source's; the same seed, the same light.
+    #[test]
+    fn a_face_lit_from_behind_is_dark_and_flat_with_the_lamp_in_view_and_its_labels() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
+        generated(&src, 9, 2.0, 50.0, false);
+        let light = Light::new(5);
+        resample(&src, &out, 1, 1.0, None, Some(&light)).expect("resample");
+        let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("lit"));
+        assert_eq!(a.rows, b.rows.iter().map(|r| LabelRow { frame: r.frame, ..r.clone() }).collect::<Vec<_>>());
+        let first = |s: &Sequence| {
+            let mut video = VideoFileSource::open(&s.video()).expect("video");
+            let mut frame = Frame::empty();
+            assert!(matches!(video.read(&mut frame).expect("read"), ReadOutcome::Frame));
+            frame.gray.clone()
+        };
+        let (fa, fb) = (first(&a), first(&b));
+        let le = a.rows[0].le.expect("eye");
+        let (mut pa, mut pb) = (Mat::default(), Mat::default());
+        assert!(crate::vision::ncc::extract(&fa, le, 30, 30, &mut pa).expect("patch") && crate::vision::ncc::extract(&fb, le, 30, 30, &mut pb).expect("patch"));
+        let spread = |m: &Mat| {
+            let (mut mean, mut sd) = (opencv::core::Scalar::default(), opencv::core::Scalar::default());
+            opencv::core::mean_std_dev(m, &mut mean, &mut sd, &opencv::core::no_array()).expect("stats");
+            (mean[0], sd[0])
+        };
+        let ((ma, sa), (mb, sb)) = (spread(&pa), spread(&pb));
+        assert!(mb < 0.7 * ma && sb < 0.8 * sa, "the face is darker and flatter: mean {ma:.0} -> {mb:.0}, spread {sa:.1} -> {sb:.1}");
+        // The lamp: a bright disc in an upper corner.
+        let (w, h) = (fb.cols(), fb.rows());
+        let lamp = [w / 10, w * 9 / 10].iter().map(|&x| *fb.at_2d::<u8>(h / 10, x).expect("px")).max().unwrap_or(0);
+        assert!(lamp >= 230, "the lamp is in view: {lamp}");
+        assert_eq!(Light::new(5).gain(2.5), light.gain(2.5));
+        assert_ne!(Light::new(6).gain(2.5), light.gain(2.5));
     }
 }
