@@ -29,7 +29,7 @@ use opencv::prelude::*;
 
 use super::ncc;
 use super::params::{
-    EARLY_RETURN_SHARE, EARLY_TURN_MS, START_BLINK_MS, START_DEPARTURE, START_OPENING,
+    EARLY_RETURN_SHARE, EARLY_TURN_MS, START_BLINK_MS, START_DEPARTURE, START_NOISE_FACTOR, START_OPENING,
     ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, HELD_DIP_TURN, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_SPAN_DEPTH_CAP, EYE_WINDOW_MS, EYE_REST_MIN_MS, OPEN_TAU_MS, WINK_AFTER_BOTH_MS, WINK_CLOSED, WINK_FROM_OPEN_MS, WINK_ONSET_MS, WINK_OTHER_MAX,
 };
@@ -122,6 +122,7 @@ struct StartWatch {
     since: f64,
     low: [f64; 2],
     departed: bool,
+    noise: [f64; 2],
 }
 
 /// What one eye showed on this frame.
@@ -296,7 +297,8 @@ impl EyeState {
         let size = (px(EYE_PATCH.0 * iod), px((EYE_PATCH.1 * iod).max(EYE_PATCH_MIN_PX)));
         if self.open.iter().any(Option::is_none) {
             self.start_looks(gray, eyes, size)?;
-            self.start = self.open_looks()?.map(|low| StartWatch { since: t_ms, low, departed: false });
+            let noise = self.look_noise()?;
+            self.start = self.open_looks()?.map(|low| StartWatch { since: t_ms, low, departed: false, noise });
             return Ok(false);
         }
         let Some(seen) = self.measure(gray, eyes, iod)? else {
@@ -510,6 +512,19 @@ impl EyeState {
         Ok(())
     }
 
+    /// How much of each eye's first look is noise: its departure from itself smoothed.
+    fn look_noise(&mut self) -> Result<[f64; 2], VisionError> {
+        let mut out = [0.0; 2];
+        for k in 0..2 {
+            if let Some(look) = &self.open[k] {
+                let mut smooth = Mat::default();
+                imgproc::gaussian_blur(&look.tmpl, &mut smooth, opencv::core::Size::new(3, 3), 0.0, 0.0, opencv::core::BORDER_REPLICATE)?;
+                out[k] = 1.0 - ncc::correlate(&look.tmpl, &smooth, &mut self.result)?;
+            }
+        }
+        Ok(out)
+    }
+
     /// Each eye's openness in its open look.
     fn open_looks(&self) -> Result<Option<[f64; 2]>, VisionError> {
         let (Some(l), Some(r)) = (&self.open[0], &self.open[1]) else { return Ok(None) };
@@ -535,7 +550,7 @@ impl EyeState {
         }
         let now = [openness(&self.patch[0])?, openness(&self.patch[1])?];
         let rise = [now[0] - watch.low[0], now[1] - watch.low[1]];
-        watch.departed |= seen.iter().all(|s| s.departure >= START_DEPARTURE);
+        watch.departed |= seen.iter().zip(watch.noise).all(|(s, noise)| s.departure >= START_DEPARTURE + START_NOISE_FACTOR * noise);
         tracing::trace!("eyes: t {t_ms:.0} since the start: openness up {:.3} {:.3}, departed {:.3} {:.3}", rise[0], rise[1], seen[0].departure, seen[1].departure);
         if watch.departed && f64::midpoint(rise[0], rise[1]) >= START_OPENING && rise.iter().all(|&r| r >= START_OPENING / 2.0) {
             tracing::debug!("eyes: a blink as tracking started: the eyes opened {:.0} ms after", t_ms - watch.since);

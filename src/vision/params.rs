@@ -297,8 +297,14 @@ pub const START_BLINK_MS: f64 = 600.0;
 /// rise so far within 0.6 s; of starts on open eyes with no blink near, 0.010;
 /// FOCUS 0.66 and 0.012, ZJU 0.73 and 0.005) ...
 pub const START_OPENING: f64 = 0.15;
-/// ... and each eye departed from its first look by at least this.
+/// ... and each eye departed from its first look by at least this, plus
+/// this many times the look's own noise (see `eyes::look_noise`: 0.002 to
+/// 0.02 on the development clips, 0.03 to 0.07 on them lit from behind,
+/// where noise alone departs 0.1 to 0.2 from any one frame and gave 7 false
+/// blinks on the 18 ZJU starts; 3 times lost more blinks of the slower
+/// copies).
 pub const START_DEPARTURE: f64 = 0.1;
+pub const START_NOISE_FACTOR: f64 = 2.0;
 
 // ---------------------------------------------------------------------------
 // Brows (`brows.rs`)
