@@ -58,6 +58,12 @@ pub const DRIFT_STRIKES_ANYWAY: u32 = 4;
 /// on 7 to 56.
 pub const EYE_ASTRAY: f64 = 0.2;
 pub const ASTRAY_CHECKS: u32 = 4;
+/// Both eyes that far off, their offsets from the detector's within this of
+/// each other (eye distances), are off the same way: a pair on something
+/// else. On every development clip, copy, moving, talking and glasses set,
+/// never two checks in a row; on eyes placed on the brows (p1-b lit from
+/// behind, p1-a at 0.4 of its size), 59 and 11.
+pub const PAIR_ASTRAY_AGREE: f64 = 0.15;
 /// Eyes closed or brows raised delay the check, never past this.
 pub const UNSURE_CHECK_MS: f64 = 2500.0;
 
