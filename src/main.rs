@@ -337,14 +337,14 @@ fn run() -> Result<()> {
             let menus = facemouse::data_dir().join("menus");
             let set = keyboard_eval::load_phrases(&phrases)?;
             // The pointer's speed: eval-pointer's throughput of the default
-            // (relative) and the calibrated (absolute) mapping, clicking by
-            // an eyebrow raise (its time is in the throughput; the dwell is
-            // added by the time model).
+            // (relative) and the calibrated (absolute) mapping, selecting by
+            // dwell, over the movement alone (the time model adds the dwell
+            // of each selection itself).
             let pointing = facemouse::lab::pointer_eval::evaluate(1);
             let throughputs: Vec<keyboard_eval::Throughput> = ["relative (feature)", "absolute (feature, 20×10 px)"]
                 .iter()
-                .filter_map(|mode| pointing.iter().find(|r| r.mode == *mode && r.click == facemouse::lab::pointer_eval::ClickMethod::BrowRaise))
-                .map(|r| keyboard_eval::Throughput { mode: r.mode.clone(), bits_per_s: r.throughput })
+                .filter_map(|mode| pointing.iter().find(|r| r.mode == *mode && r.click == facemouse::lab::pointer_eval::ClickMethod::Dwell))
+                .map(|r| keyboard_eval::Throughput { mode: r.mode.clone(), bits_per_s: r.movement_throughput })
                 .collect();
             let settings = settings_for(&profile)?;
             let timing = keyboard_eval::Timing { dwell_s: settings.pointer.dwell_ms / 1000.0, scan_step_s: settings.ui.scan_step_ms / 1000.0 };

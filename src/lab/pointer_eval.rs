@@ -35,6 +35,11 @@ pub struct PointerResult {
     pub trials: usize,
     /// Effective throughput (bits/s), averaged over the amplitude × width conditions.
     pub throughput: f64,
+    /// The same over the movement alone: each selection's time less the
+    /// selecting (the dwell; for a raise, from the user's 0.3 s look at the
+    /// pointer on the target to the click). A time model that adds the
+    /// selection itself (`eval-keyboard`) moves at this speed.
+    pub movement_throughput: f64,
     /// Share of selections outside the target, or not made within the time limit.
     pub error_rate: f64,
     /// Mean time from a target's appearance to its selection (s).
@@ -246,7 +251,7 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
         s.step([0.0, 0.0], false);
     }
     let conditions = [(500.0, 60.0), (500.0, 120.0), (900.0, 60.0), (900.0, 120.0)];
-    let (mut tps, mut errors, mut trials, mut times) = (Vec::new(), 0usize, 0usize, Vec::new());
+    let (mut tps, mut errors, mut trials, mut times): (Vec<(f64, f64)>, _, _, _) = (Vec::new(), 0usize, 0usize, Vec::new());
     for (amp, width) in conditions {
         let centre = [SCREEN.0 / 2.0, SCREEN.1 / 2.0];
         let target_at = |k: usize| {
@@ -255,7 +260,7 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
             let a = std::f64::consts::TAU * idx as f64 / TARGETS_PER_CIRCLE as f64;
             [centre[0] + amp / 2.0 * a.cos(), centre[1] + amp / 2.0 * a.sin()]
         };
-        let (mut deviations, mut distances, mut mts) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut deviations, mut distances, mut mts, mut moves) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut from = target_at(0);
         for k in 1..=TARGETS_PER_CIRCLE {
             let target = target_at(k);
@@ -263,6 +268,7 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
             let start_pos = s.pointer;
             let mut inside_since: Option<f64> = None;
             let mut raise_until: Option<f64> = None;
+            let mut selecting_from = None;
             let mut clicked = None;
             while s.t - start_t < TRIAL_LIMIT_S {
                 let p = s.seen_pointer();
@@ -275,6 +281,7 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
                 // Brow users raise once they have seen the pointer rest on the target for 300 ms.
                 if click == ClickMethod::BrowRaise && raise_until.is_none() && inside_since.is_some_and(|i| s.t - i >= 0.3) {
                     raise_until = Some(s.t + 0.4);
+                    selecting_from = inside_since;
                 }
                 let brows = raise_until.is_some_and(|u| s.t < u);
                 if raise_until.is_some_and(|u| s.t >= u + 0.5) {
@@ -299,6 +306,13 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
             let mt = s.t - start_t;
             times.push(mt);
             mts.push(mt);
+            // The movement ends where the selecting begins: the dwell's
+            // start (the click comes one dwell later), or the look before a raise.
+            let end = match click {
+                ClickMethod::Dwell => s.t - mode.settings.dwell_ms / 1000.0,
+                ClickMethod::BrowRaise => selecting_from.unwrap_or(s.t),
+            };
+            moves.push((end - start_t).max(1.0 / FPS));
             // Deviation along the task axis (from the previous target to this one).
             let axis = [target[0] - from[0], target[1] - from[1]];
             let len = (axis[0].powi(2) + axis[1].powi(2)).sqrt().max(1e-9);
@@ -314,7 +328,8 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
             let we = (4.133 * sd).max(1.0);
             let ae = distances.iter().sum::<f64>() / distances.len() as f64;
             let mt = mts.iter().sum::<f64>() / mts.len() as f64;
-            tps.push((ae / we + 1.0).log2() / mt);
+            let mv = moves.iter().sum::<f64>() / moves.len() as f64;
+            tps.push(((ae / we + 1.0).log2() / mt, (ae / we + 1.0).log2() / mv));
         }
     }
     let mean = |v: &[f64]| if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
@@ -322,7 +337,8 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
         mode: mode.name.clone(),
         click,
         trials,
-        throughput: mean(&tps),
+        throughput: mean(&tps.iter().map(|t| t.0).collect::<Vec<_>>()),
+        movement_throughput: mean(&tps.iter().map(|t| t.1).collect::<Vec<_>>()),
         error_rate: errors as f64 / trials.max(1) as f64,
         time_to_target_s: mean(&times),
     }
@@ -365,10 +381,10 @@ pub fn evaluate(seed: u64) -> Vec<PointerResult> {
 /// The table as Markdown.
 #[must_use]
 pub fn table(rows: &[PointerResult], corners: usize) -> String {
-    let mut s = String::from("| mode | click | trials | throughput (bits/s) | error rate | time to target (s) |\n|---|---|---|---|---|---|\n");
+    let mut s = String::from("| mode | click | trials | throughput (bits/s) | movement alone (bits/s) | error rate | time to target (s) |\n|---|---|---|---|---|---|---|\n");
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {} | {:.2} | {:.1} % | {:.2} |\n",
+            "| {} | {} | {} | {:.2} | {:.2} | {:.1} % | {:.2} |\n",
             r.mode,
             match r.click {
                 ClickMethod::Dwell => "dwell 1 s",
@@ -376,6 +392,7 @@ pub fn table(rows: &[PointerResult], corners: usize) -> String {
             },
             r.trials,
             r.throughput,
+            r.movement_throughput,
             100.0 * r.error_rate,
             r.time_to_target_s
         ));
@@ -401,6 +418,23 @@ mod tests {
             assert!(r.throughput.is_finite() && r.throughput > 0.3, "{r:?}");
             assert!(r.error_rate < 0.25, "{r:?}");
         }
+    }
+
+    /// A dwell selection's time holds the dwell itself: the movement alone
+    /// is that much shorter, and as many bits over it are faster. A time
+    /// model that adds the dwell to each selection must move at the
+    /// movement's throughput, or it counts the dwell twice.
+    #[test]
+    fn the_movement_alone_leaves_out_the_dwell() {
+        let user = SimUser::default();
+        let mode = &modes(&user)[0];
+        let r = run(user, mode, ClickMethod::Dwell, 3);
+        let dwell = mode.settings.dwell_ms / 1000.0;
+        // Bits per trial, over the whole time and over the movement alone.
+        let bits = r.throughput * r.time_to_target_s;
+        let implied_move = bits / r.movement_throughput;
+        assert!(r.movement_throughput > r.throughput, "{r:?}");
+        assert!((r.time_to_target_s - implied_move - dwell).abs() < 0.35 * dwell, "{r:?}: the movement is {implied_move:.2} s of {:.2} s", r.time_to_target_s);
     }
 }
 
