@@ -515,11 +515,11 @@ impl EyeState {
     /// How much of each eye's first look is noise: its departure from itself smoothed.
     fn look_noise(&mut self) -> Result<[f64; 2], VisionError> {
         let mut out = [0.0; 2];
-        for k in 0..2 {
-            if let Some(look) = &self.open[k] {
+        for (noise, look) in out.iter_mut().zip(&self.open) {
+            if let Some(look) = look {
                 let mut smooth = Mat::default();
                 imgproc::gaussian_blur(&look.tmpl, &mut smooth, opencv::core::Size::new(3, 3), 0.0, 0.0, opencv::core::BORDER_REPLICATE)?;
-                out[k] = 1.0 - ncc::correlate(&look.tmpl, &smooth, &mut self.result)?;
+                *noise = 1.0 - ncc::correlate(&look.tmpl, &smooth, &mut self.result)?;
             }
         }
         Ok(out)
