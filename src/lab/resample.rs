@@ -121,7 +121,7 @@ pub struct Light {
     noise: f64,
     /// The exposure's drift: amplitude (share), frequency (Hz), phase.
     drift: (f64, f64, f64),
-    /// The lamp: its centre's share of the width, and its side (0 left, 1 right).
+    /// The lamp is in the upper right corner (else the upper left).
     lamp_right: bool,
     seed: u64,
 }
@@ -146,21 +146,23 @@ impl Light {
         self.contrast * (1.0 + self.drift.0 * (std::f64::consts::TAU * self.drift.1 * t_s + self.drift.2).sin())
     }
 
-    /// `frame` (8-bit, 3 channels) as this light shows it at `t_s`, the `index`th frame, into `out`.
+    /// `frame` (8-bit, 3 channels) as this light shows it at `t_s`, the
+    /// `index`th frame, into `out` (`dark` and `noise` are buffers).
     ///
     /// # Errors
     /// OpenCV failures.
     #[allow(clippy::cast_possible_truncation)]
-    pub fn apply(&self, frame: &Mat, t_s: f64, index: usize, out: &mut Mat, noise: &mut Mat) -> Result<(), opencv::Error> {
-        let mut dark = Mat::default();
-        frame.convert_to(&mut dark, -1, self.gain(t_s), self.lift)?;
+    pub fn apply(&self, frame: &Mat, t_s: f64, index: usize, out: &mut Mat, (dark, noise): (&mut Mat, &mut Mat)) -> Result<(), opencv::Error> {
+        frame.convert_to(dark, -1, self.gain(t_s), self.lift)?;
         let (w, h) = (dark.cols(), dark.rows());
         let centre = opencv::core::Point::new(if self.lamp_right { w * 9 / 10 } else { w / 10 }, h / 10);
-        imgproc::circle(&mut dark, centre, (w / 10).max(2), opencv::core::Scalar::all(250.0), -1, imgproc::LINE_AA, 0)?;
-        *noise = Mat::new_rows_cols_with_default(h, w, opencv::core::CV_16SC3, opencv::core::Scalar::all(0.0))?;
+        imgproc::circle(dark, centre, (w / 10).max(2), opencv::core::Scalar::all(250.0), -1, imgproc::LINE_AA, 0)?;
+        if noise.rows() != h || noise.cols() != w {
+            *noise = Mat::new_rows_cols_with_default(h, w, opencv::core::CV_16SC3, opencv::core::Scalar::all(0.0))?;
+        }
         opencv::core::set_rng_seed((self.seed.wrapping_mul(1_000_003).wrapping_add(index as u64) & 0x7fff_ffff) as i32)?;
         opencv::core::randn(noise, &opencv::core::Scalar::all(0.0), &opencv::core::Scalar::all(self.noise))?;
-        opencv::core::add(&dark, &*noise, out, &opencv::core::no_array(), opencv::core::CV_8UC3)
+        opencv::core::add(&*dark, &*noise, out, &opencv::core::no_array(), opencv::core::CV_8UC3)
     }
 }
 
@@ -197,7 +199,7 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
             return Err(werr(&path, "OpenCV's FFmpeg backend cannot write Motion-JPEG AVI here".into()));
         }
         let (mut frame, mut small, mut moved) = (Frame::empty(), Mat::default(), Mat::default());
-        let (mut lit, mut noise) = (Mat::default(), Mat::default());
+        let (mut lit, mut dark, mut noise) = (Mat::default(), Mat::default(), Mat::default());
         let mut index = 0usize;
         while let ReadOutcome::Frame = video.read(&mut frame)? {
             if index.is_multiple_of(every) {
@@ -214,7 +216,7 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
                 imgproc::resize(input, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
                 if let Some(light) = light {
                     let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
-                    light.apply(&small, t_s, index, &mut lit, &mut noise)?;
+                    light.apply(&small, t_s, index, &mut lit, (&mut dark, &mut noise))?;
                     writer.write(&lit)?;
                 } else {
                     writer.write(&small)?;

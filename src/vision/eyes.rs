@@ -100,23 +100,23 @@ fn departure(gray: &Mat, look: &Look, eye: Point, (r, tether): (i32, f64), size:
 /// against how much they change up and down (the line of the lashes, the
 /// lids' edges). On the development clips it rose by 0.3 (median) from a
 /// blink's middle to the open eyes after it.
-fn openness(patch: &Mat) -> Result<f64, VisionError> {
+/// `grad` is a buffer.
+fn openness(patch: &Mat, grad: &mut Mat) -> Result<f64, VisionError> {
     if patch.cols() < 4 || patch.rows() < 4 {
         return Ok(0.0);
     }
     let mut sum = [0.0; 2];
     for (k, (dx, dy)) in [(1, 0), (0, 1)].into_iter().enumerate() {
-        let mut g = Mat::default();
-        imgproc::sobel(patch, &mut g, opencv::core::CV_32F, dx, dy, 3, 1.0, 0.0, opencv::core::BORDER_REPLICATE)?;
-        let inner = Mat::roi(&g, opencv::core::Rect::new(1, 1, g.cols() - 2, g.rows() - 2))?;
+        imgproc::sobel(patch, grad, opencv::core::CV_32F, dx, dy, 3, 1.0, 0.0, opencv::core::BORDER_REPLICATE)?;
+        let inner = Mat::roi(grad, opencv::core::Rect::new(1, 1, grad.cols() - 2, grad.rows() - 2))?;
         sum[k] = opencv::core::norm(&inner, opencv::core::NORM_L1, &opencv::core::no_array())?;
     }
     Ok(((sum[0] + 1.0) / (sum[1] + 1.0)).ln())
 }
 
 /// The first `START_BLINK_MS` of tracking: since when, each eye's least
-/// openness so far (its first look's to begin with), and whether both eyes
-/// have departed from their first looks.
+/// openness so far (its first look's to begin with), whether both eyes
+/// have departed from their first looks, and each first look's noise.
 #[derive(Debug, Clone, Copy)]
 struct StartWatch {
     since: f64,
@@ -227,6 +227,7 @@ pub struct EyeState {
     patch: [Mat; 2],
     /// Since tracking started, for `START_BLINK_MS` (see `start_blink`).
     start: Option<StartWatch>,
+    grad: Mat,
     /// Where each eye looked most like its open look on the last frame (a
     /// held look starts from there).
     best: [Point; 2],
@@ -526,14 +527,15 @@ impl EyeState {
     }
 
     /// Each eye's openness in its open look.
-    fn open_looks(&self) -> Result<Option<[f64; 2]>, VisionError> {
+    fn open_looks(&mut self) -> Result<Option<[f64; 2]>, VisionError> {
         let (Some(l), Some(r)) = (&self.open[0], &self.open[1]) else { return Ok(None) };
-        Ok(Some([openness(&l.tmpl)?, openness(&r.tmpl)?]))
+        Ok(Some([openness(&l.tmpl, &mut self.grad)?, openness(&r.tmpl, &mut self.grad)?]))
     }
 
     /// A blink as tracking starts: within `START_BLINK_MS` of the first
-    /// looks, both eyes departed from them (`START_DEPARTURE`) and opened up
-    /// (`START_OPENING`) from the least open they were since. The eye state
+    /// looks, both eyes departed from them (`START_DEPARTURE`, plus twice
+    /// the look's own noise: a dark face's noise departs as far) and opened
+    /// up (`START_OPENING`) from the least open they were since. The eye state
     /// learns the person's open eyes over the first frames, and until then
     /// it cannot tell a departure that stays (the eyes were shut and opened)
     /// from a look, nor a departure on the first frames from rest: the blink
@@ -548,7 +550,7 @@ impl EyeState {
             self.start = None;
             return Ok(());
         }
-        let now = [openness(&self.patch[0])?, openness(&self.patch[1])?];
+        let now = [openness(&self.patch[0], &mut self.grad)?, openness(&self.patch[1], &mut self.grad)?];
         let rise = [now[0] - watch.low[0], now[1] - watch.low[1]];
         watch.departed |= seen.iter().zip(watch.noise).all(|(s, noise)| s.departure >= START_DEPARTURE + START_NOISE_FACTOR * noise);
         tracing::trace!("eyes: t {t_ms:.0} since the start: openness up {:.3} {:.3}, departed {:.3} {:.3}", rise[0], rise[1], seen[0].departure, seen[1].departure);

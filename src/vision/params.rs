@@ -298,10 +298,11 @@ pub const ADOPT_MS: f64 = 600.0;
 /// eyes that depart from their first looks and open up are a blink: ...
 pub const START_BLINK_MS: f64 = 600.0;
 /// ... their openness (see `eyes::openness`) risen by this much over the
-/// first look's, on the mean of both eyes and by half of it on each ...
-/// (development clips, every frame as a start: of starts on shut eyes, 0.72
-/// rise so far within 0.6 s; of starts on open eyes with no blink near, 0.010;
-/// FOCUS 0.66 and 0.012, ZJU 0.73 and 0.005) ...
+/// least open they were since (the first look's to begin with), on the mean
+/// of both eyes and by half of it on each ... (development clips, every
+/// frame as a start: of starts on shut eyes, 0.83 rise so far within 0.6 s;
+/// of starts on open eyes with no blink near, 0.020; FOCUS 0.78 and 0.021,
+/// ZJU 0.83 and 0.020; at 0.2, 0.72 and 0.010) ...
 pub const START_OPENING: f64 = 0.15;
 /// ... and each eye departed from its first look by at least this, plus
 /// this many times the look's own noise (see `eyes::look_noise`: 0.002 to
