@@ -464,9 +464,8 @@ impl Vision {
                     // behind: 0.27 eye distances above for its whole 60 s, none
                     // of its 11 blinks seen, and a brow "raise" that clicked;
                     // p1-a at 0.4 of its size: 0.35 above for 11 s). The
-                    // detector's eyes, each a tenth of an eye distance off
-                    // at most, are looked for again where they are, and the
-                    // trackers start there if both are like an eye.
+                    // detector's eyes, each about a tenth of an eye distance
+                    // off, are where the trackers start again.
                     let f = face.iod().max(1.0);
                     let v = [sub(le, face.le), sub(re, face.re)].map(|d| [d[0] / f, d[1] / f]);
                     let same_way = dist(v[0], v[1]) <= PAIR_ASTRAY_AGREE;
