@@ -196,6 +196,9 @@ enum Command {
         /// Light the face from behind (dark, flat, noisy, exposure that drifts, a lamp in view), with this seed.
         #[arg(long = "backlight", value_name = "SEED")]
         light: Option<u64>,
+        /// Compress each frame as a cheap webcam's Motion-JPEG at this quality (1 to 100).
+        #[arg(long = "jpeg", value_name = "QUALITY")]
+        jpeg: Option<i32>,
     },
 }
 
@@ -394,10 +397,10 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::Resample { sequence, out, every, scale, motion, light }) => {
+        Some(Command::Resample { sequence, out, every, scale, motion, light, jpeg }) => {
             let motion = motion.map(facemouse::lab::resample::Motion::new);
             let light = light.map(facemouse::lab::resample::Light::new);
-            let meta = facemouse::lab::resample::resample(&sequence, &out, every, scale, motion.as_ref(), light.as_ref())?;
+            let meta = facemouse::lab::resample::resample(&sequence, &out, every, scale, motion.as_ref(), light.as_ref(), jpeg)?;
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }

@@ -35,7 +35,7 @@ fn run_copy(tmp: &Path, dir: &Path, name: &str, every: usize, scale: f64) -> (Se
 fn run_moved(tmp: &Path, dir: &Path, name: &str, every: usize, scale: f64, seed: Option<u64>) -> (Sequence, Vec<facemouse::trace::TraceRecord>, eval::Scores) {
     let out = tmp.join(name);
     let motion = seed.map(facemouse::lab::resample::Motion::new);
-    facemouse::lab::resample::resample(dir, &out, every, scale, motion.as_ref(), None).expect("resample");
+    facemouse::lab::resample::resample(dir, &out, every, scale, motion.as_ref(), None, None).expect("resample");
     run(&out)
 }
 
@@ -43,7 +43,7 @@ fn run_moved(tmp: &Path, dir: &Path, name: &str, every: usize, scale: f64, seed:
 fn run_lit(tmp: &Path, dir: &Path, name: &str, seed: u64) -> (Sequence, Vec<facemouse::trace::TraceRecord>, eval::Scores) {
     let out = tmp.join(name);
     let light = facemouse::lab::resample::Light::new(seed);
-    facemouse::lab::resample::resample(dir, &out, 1, 1.0, None, Some(&light)).expect("resample");
+    facemouse::lab::resample::resample(dir, &out, 1, 1.0, None, Some(&light), None).expect("resample");
     run(&out)
 }
 

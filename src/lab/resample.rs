@@ -19,6 +19,10 @@
 //! by the bright background, so the face is dark and flat, the sensor's noise
 //! shows, and the exposure hunts slowly up and down. The development clips
 //! are all lit from the front.
+//!
+//! With a JPEG quality, each frame is last compressed as a cheap webcam's
+//! Motion-JPEG stream is, at that quality (blocks, ringing at the lids'
+//! edges, smeared lashes).
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +45,8 @@ pub enum ResampleError {
     Write { path: PathBuf, reason: String },
     #[error("resample needs a step of at least 1 and a scale in (0, 1], not {every} and {scale}")]
     Arguments { every: usize, scale: f64 },
+    #[error("a JPEG quality is 1 to 100, not {0}")]
+    Quality(i32),
     #[error("OpenCV failed while resampling: {0}")]
     OpenCv(#[from] opencv::Error),
     #[error("cannot write the sequence: {0}")]
@@ -172,13 +178,17 @@ fn apply(m: &[[f64; 3]; 2], p: crate::events::Point) -> crate::events::Point {
 
 /// Writes `src` kept every `every` frames and scaled by `scale` to `out`
 /// (`video.avi`, `labels.csv`, `meta.json`), each frame moved by `motion`
-/// first if there is one, and seen in `light` last; returns the new metadata.
+/// first if there is one, then seen in `light`, then compressed at JPEG
+/// quality `jpeg` (1 to 100); returns the new metadata.
 ///
 /// # Errors
 /// A sequence that cannot be read, or an output that cannot be written.
-pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option<&Motion>, light: Option<&Light>) -> Result<Meta, ResampleError> {
+pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option<&Motion>, light: Option<&Light>, jpeg: Option<i32>) -> Result<Meta, ResampleError> {
     if every == 0 || !(scale > 0.0 && scale <= 1.0) {
         return Err(ResampleError::Arguments { every, scale });
+    }
+    if let Some(q) = jpeg.filter(|q| !(1..=100).contains(q)) {
+        return Err(ResampleError::Quality(q));
     }
     let seq = Sequence::load(src)?;
     let werr = |path: &Path, reason: String| ResampleError::Write { path: path.to_path_buf(), reason };
@@ -200,6 +210,8 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
         }
         let (mut frame, mut small, mut moved) = (Frame::empty(), Mat::default(), Mat::default());
         let (mut lit, mut dark, mut noise) = (Mat::default(), Mat::default(), Mat::default());
+        let (mut encoded, mut decoded) = (opencv::core::Vector::<u8>::new(), Mat::default());
+        let jpeg_params = opencv::core::Vector::<i32>::from_slice(&[opencv::imgcodecs::IMWRITE_JPEG_QUALITY, jpeg.unwrap_or(95)]);
         let mut index = 0usize;
         while let ReadOutcome::Frame = video.read(&mut frame)? {
             if index.is_multiple_of(every) {
@@ -214,13 +226,18 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
                     maps.push(m);
                 }
                 imgproc::resize(input, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+                let mut shown = &small;
                 if let Some(light) = light {
                     let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
                     light.apply(&small, t_s, index, &mut lit, (&mut dark, &mut noise))?;
-                    writer.write(&lit)?;
-                } else {
-                    writer.write(&small)?;
+                    shown = &lit;
                 }
+                if jpeg.is_some() {
+                    opencv::imgcodecs::imencode(".jpg", shown, &mut encoded, &jpeg_params)?;
+                    opencv::imgcodecs::imdecode_to(&encoded, opencv::imgcodecs::IMREAD_COLOR, &mut decoded)?;
+                    shown = &decoded;
+                }
+                writer.write(shown)?;
                 kept.push(index);
             }
             index += 1;
@@ -274,7 +291,7 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
     meta.frames = rows.len() as u64;
     meta.width = width;
     meta.height = height;
-    meta.extra.insert("resampled_from".into(), serde_json::json!({ "sequence": src.display().to_string(), "every": every, "scale": scale, "moved": motion.is_some(), "lit_from_behind": light.is_some() }));
+    meta.extra.insert("resampled_from".into(), serde_json::json!({ "sequence": src.display().to_string(), "every": every, "scale": scale, "moved": motion.is_some(), "lit_from_behind": light.is_some(), "jpeg_quality": jpeg }));
     crate::profile::write_atomic(&csv, &labels::to_csv(&rows)).map_err(|e| werr(&csv, e.to_string()))?;
     let text = serde_json::to_string_pretty(&meta).map_err(|e| werr(&mj, e.to_string()))?;
     crate::profile::write_atomic(&mj, &(text + "\n")).map_err(|e| werr(&mj, e.to_string()))?;
@@ -307,7 +324,7 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
         generated(&src, 5, 6.0, 40.0, true);
-        let meta = resample(&src, &out, 3, 0.5, None, None).expect("resample");
+        let meta = resample(&src, &out, 3, 0.5, None, None, None).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("resampled"));
         assert_eq!(b.rows.len(), a.rows.len().div_ceil(3));
         assert_eq!((meta.width, meta.height), (160, 120));
@@ -321,7 +338,7 @@ mod tests {
         let (ra, rb) = (&a.rows[9], &b.rows[3]);
         let (le_a, le_b) = (ra.le.expect("eye"), rb.le.expect("eye"));
         assert!((le_a[0] * 0.5 - le_b[0]).abs() < 0.01 && (ra.t_ms - rb.t_ms).abs() < 0.1);
-        assert!(resample(&src, &out, 0, 0.5, None, None).is_err() && resample(&src, &out, 2, 1.5, None, None).is_err());
+        assert!(resample(&src, &out, 0, 0.5, None, None, None).is_err() && resample(&src, &out, 2, 1.5, None, None, None).is_err() && resample(&src, &out, 1, 1.0, None, None, Some(0)).is_err());
     }
 
     #[test]
@@ -330,7 +347,7 @@ mod tests {
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
         generated(&src, 9, 4.0, 50.0, false);
         let motion = Motion::new(3);
-        resample(&src, &out, 1, 1.0, Some(&motion), None).expect("resample");
+        resample(&src, &out, 1, 1.0, Some(&motion), None, None).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("moved"));
         assert_eq!(a.rows.len(), b.rows.len());
         let frames = |s: &Sequence| {
@@ -371,7 +388,7 @@ mod tests {
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
         generated(&src, 9, 2.0, 50.0, false);
         let light = Light::new(5);
-        resample(&src, &out, 1, 1.0, None, Some(&light)).expect("resample");
+        resample(&src, &out, 1, 1.0, None, Some(&light), None).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("lit"));
         assert_eq!(a.rows, b.rows.iter().map(|r| LabelRow { frame: r.frame, ..r.clone() }).collect::<Vec<_>>());
         let first = |s: &Sequence| {
@@ -397,5 +414,34 @@ mod tests {
         assert!(lamp >= 230, "the lamp is in view: {lamp}");
         assert!((Light::new(5).gain(2.5) - light.gain(2.5)).abs() < 1e-12, "the same seed, the same light");
         assert!((Light::new(6).gain(2.5) - light.gain(2.5)).abs() > 1e-6, "another seed, another light");
+    }
+
+    /// A cheap webcam's Motion-JPEG: the harder the compression, the further
+    /// each frame is from the source; the labels are the source's.
+    #[test]
+    fn a_lower_jpeg_quality_loses_more_of_the_face() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let src = tmp.path().join("src");
+        generated(&src, 9, 1.0, 50.0, false);
+        let a = Sequence::load(&src).expect("source");
+        let first = |s: &Sequence| {
+            let mut video = VideoFileSource::open(&s.video()).expect("video");
+            let mut frame = Frame::empty();
+            assert!(matches!(video.read(&mut frame).expect("read"), ReadOutcome::Frame));
+            frame.gray.clone()
+        };
+        let fa = first(&a);
+        let mut loss = Vec::new();
+        for q in [90, 40, 10] {
+            let out = tmp.path().join(format!("q{q}"));
+            resample(&src, &out, 1, 1.0, None, None, Some(q)).expect("resample");
+            let b = Sequence::load(&out).expect("compressed");
+            assert_eq!(a.rows.len(), b.rows.len());
+            assert_eq!(a.rows[0].le, b.rows[0].le);
+            let fb = first(&b);
+            loss.push(opencv::core::norm2(&fa, &fb, opencv::core::NORM_L2, &opencv::core::no_array()).expect("norm"));
+        }
+        assert!(loss[0] < loss[1] && loss[1] < loss[2], "the error grows as the quality falls: {loss:?}");
+        assert!(matches!(resample(&src, &tmp.path().join("bad"), 1, 1.0, None, None, Some(101)), Err(ResampleError::Quality(101))));
     }
 }
