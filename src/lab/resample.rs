@@ -380,6 +380,14 @@ mod tests {
         assert_ne!(Motion::new(4).at(1.3, 320.0, 240.0), motion.at(1.3, 320.0, 240.0));
     }
 
+    /// The first frame of `s`, in grey.
+    fn first_frame(s: &Sequence) -> Mat {
+        let mut video = VideoFileSource::open(&s.video()).expect("video");
+        let mut frame = Frame::empty();
+        assert!(matches!(video.read(&mut frame).expect("read"), ReadOutcome::Frame));
+        frame.gray.clone()
+    }
+
     /// Lit from behind: the face darker and flatter, with the lamp in view;
     /// the labels are the source's; the same seed, the same light.
     #[test]
@@ -391,13 +399,7 @@ mod tests {
         resample(&src, &out, 1, 1.0, None, Some(&light), None).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("lit"));
         assert_eq!(a.rows, b.rows.iter().map(|r| LabelRow { frame: r.frame, ..r.clone() }).collect::<Vec<_>>());
-        let first = |s: &Sequence| {
-            let mut video = VideoFileSource::open(&s.video()).expect("video");
-            let mut frame = Frame::empty();
-            assert!(matches!(video.read(&mut frame).expect("read"), ReadOutcome::Frame));
-            frame.gray.clone()
-        };
-        let (fa, fb) = (first(&a), first(&b));
+        let (fa, fb) = (first_frame(&a), first_frame(&b));
         let le = a.rows[0].le.expect("eye");
         let (mut pa, mut pb) = (Mat::default(), Mat::default());
         assert!(crate::vision::ncc::extract(&fa, le, 30, 30, &mut pa).expect("patch") && crate::vision::ncc::extract(&fb, le, 30, 30, &mut pb).expect("patch"));
@@ -424,13 +426,7 @@ mod tests {
         let src = tmp.path().join("src");
         generated(&src, 9, 1.0, 50.0, false);
         let a = Sequence::load(&src).expect("source");
-        let first = |s: &Sequence| {
-            let mut video = VideoFileSource::open(&s.video()).expect("video");
-            let mut frame = Frame::empty();
-            assert!(matches!(video.read(&mut frame).expect("read"), ReadOutcome::Frame));
-            frame.gray.clone()
-        };
-        let fa = first(&a);
+        let fa = first_frame(&a);
         let mut loss = Vec::new();
         for q in [90, 40, 10] {
             let out = tmp.path().join(format!("q{q}"));
@@ -438,7 +434,7 @@ mod tests {
             let b = Sequence::load(&out).expect("compressed");
             assert_eq!(a.rows.len(), b.rows.len());
             assert_eq!(a.rows[0].le, b.rows[0].le);
-            let fb = first(&b);
+            let fb = first_frame(&b);
             loss.push(opencv::core::norm2(&fa, &fb, opencv::core::NORM_L2, &opencv::core::no_array()).expect("norm"));
         }
         assert!(loss[0] < loss[1] && loss[1] < loss[2], "the error grows as the quality falls: {loss:?}");
