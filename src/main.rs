@@ -473,7 +473,8 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
         }
         all.push(facemouse::lab::eval::score(&seq, &records, tol_s));
         if turns {
-            turned.push((seq, records));
+            let detected = facemouse::lab::turn_eval::detect_all(&seq.video()).with_context(|| format!("cannot read {}", seq.video().display()))?;
+            turned.push((seq, records, detected));
         }
     }
     let summary = facemouse::lab::eval::summarize(&all);

@@ -214,7 +214,7 @@ struct Follower<'a> {
     pivot: Option<Point>,
     last: DVector<f64>,
     records: Vec<TraceRecord>,
-    runs: Vec<(Sequence, Vec<TraceRecord>)>,
+    runs: Vec<(Sequence, Vec<TraceRecord>, Vec<Option<Point>>)>,
     expected: Vec<f64>,
     real: Vec<f64>,
     spent_s: f64,
@@ -296,9 +296,9 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> R
         }
         let seq = Sequence { dir: format!("turn-{seed}").into(), rows, meta: Meta::default() };
         for f in &mut followers {
-            f.runs.push((seq.clone(), std::mem::take(&mut f.records)));
+            f.runs.push((seq.clone(), std::mem::take(&mut f.records), Vec::new()));
         }
-        ncc_runs.push((seq, ncc));
+        ncc_runs.push((seq, ncc, Vec::new()));
     }
     let ahm = followers
         .into_iter()

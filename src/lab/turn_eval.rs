@@ -9,10 +9,15 @@
 //! face's projected eye distance shrinks with the cosine of the turn, and an
 //! error measured against it would grow for no fault of the tracker.
 //! `facemouse eval --turns` prints it under the usual table.
+//!
+//! It also runs the face detector alone on every frame and says per bin
+//! how often it finds the face and how far its eyes' midpoint is from the
+//! point between the eyes: whether the detector could check another
+//! tracker (AHM) where the templates are lost.
 
 use serde::Serialize;
 
-use crate::events::{Event, TrackState, dist};
+use crate::events::{Event, Point, TrackState, dist};
 use crate::lab::labels::Sequence;
 use crate::stats::pct;
 use crate::trace::TraceRecord;
@@ -24,6 +29,9 @@ pub const PITCH_BINS: [(f64, f64); 4] = [(0.0, 15.0), (15.0, 30.0), (30.0, 45.0)
 /// On the point means an error under this (frontal eye distances): the
 /// tracker is where it should be, not merely running.
 pub const ON_POINT: f64 = 0.1;
+/// The detector's eye points are about a tenth of the eye distance off each
+/// (`vision::face`): its eyes' midpoint within this is on the face.
+pub const DETECTOR_NEAR: f64 = 0.2;
 
 /// One bin.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -42,6 +50,12 @@ pub struct Bin {
     pub error_p95: Option<f64>,
     /// Blinks, long blinks, winks and raises the switch saw in the bin.
     pub switch_events: usize,
+    /// Share of the frames on which the face detector alone found a face,
+    /// and one whose eyes' midpoint is within [`DETECTOR_NEAR`] of the point
+    /// between the eyes, and that midpoint's median error where it found one.
+    pub detector_found: Option<f64>,
+    pub detector_near: Option<f64>,
+    pub detector_error_median: Option<f64>,
     /// Clicks and drags it made of them.
     pub clicks: usize,
 }
@@ -67,8 +81,11 @@ fn bin_of(bins: &[(f64, f64)], angle: f64) -> Option<usize> {
 
 /// Measures sequences with their traces.
 #[must_use]
-pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
+/// `runs` pairs each sequence with its trace and, per frame, the midpoint
+/// of the eyes the face detector alone found on it (empty: not run).
+pub fn measure(runs: &[(Sequence, Vec<TraceRecord>, Vec<Option<Point>>)]) -> TurnReport {
     let mut errors: Vec<Vec<f64>> = vec![Vec::new(); YAW_BINS.len() + PITCH_BINS.len()];
+    let mut detector: Vec<(usize, Vec<f64>)> = vec![(0, Vec::new()); YAW_BINS.len() + PITCH_BINS.len()];
     let mut bins: Vec<Bin> = YAW_BINS
         .iter()
         .map(|b| ("yaw", b))
@@ -76,7 +93,7 @@ pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
         .map(|(axis, &(from_deg, to_deg))| Bin { axis, from_deg, to_deg, ..Bin::default() })
         .collect();
     let mut report = TurnReport::default();
-    for (seq, trace) in runs {
+    for (seq, trace, detected) in runs {
         let frontal = |y: f64, p: f64| y.abs() < 15.0 && p.abs() < 15.0;
         let mut iods: Vec<f64> = seq
             .rows
@@ -88,8 +105,12 @@ pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
         let by_frame: std::collections::HashMap<u64, &TraceRecord> = trace.iter().map(|r| (r.frame, r)).collect();
         // Per frame: on the face?
         let mut good = Vec::with_capacity(seq.rows.len());
-        for row in &seq.rows {
+        for (i, row) in seq.rows.iter().enumerate() {
             let (yaw, pitch) = (row.yaw.unwrap_or(0.0).abs(), row.pitch.unwrap_or(0.0).abs());
+            let found = match (row.mid, detected.get(i)) {
+                (Some(mid), Some(Some(d))) => Some(dist(mid, *d) / iod),
+                _ => None,
+            };
             let rec = by_frame.get(&row.frame);
             let err = match (row.mid, rec.and_then(|r| r.feature.filter(|_| r.state == TrackState::Tracking))) {
                 (Some(mid), Some(f)) => Some(dist(mid, f) / iod),
@@ -107,6 +128,10 @@ pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
                 if row.mid.is_some() {
                     bins[k].frames += 1;
                     errors[k].extend(err);
+                    if !detected.is_empty() {
+                        detector[k].0 += 1;
+                        detector[k].1.extend(found);
+                    }
                 }
             }
         }
@@ -141,6 +166,13 @@ pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
         }
         bin.error_median = pct(&mut errors[k], 50.0);
         bin.error_p95 = pct(&mut errors[k], 95.0);
+        let (frames, found) = &mut detector[k];
+        #[allow(clippy::cast_precision_loss)]
+        {
+            bin.detector_found = (*frames > 0).then(|| found.len() as f64 / *frames as f64);
+            bin.detector_near = (*frames > 0).then(|| found.iter().filter(|e| **e < DETECTOR_NEAR).count() as f64 / *frames as f64);
+        }
+        bin.detector_error_median = pct(found, 50.0);
     }
     report.bins = bins;
     report
@@ -151,11 +183,13 @@ pub fn measure(runs: &[(Sequence, Vec<TraceRecord>)]) -> TurnReport {
 pub fn table(r: &TurnReport) -> String {
     use std::fmt::Write;
     let f = |x: Option<f64>, n: usize| x.map_or_else(|| "–".to_string(), |v| format!("{v:.n$}"));
-    let mut s = String::from("| turn | frames | coverage | on the point (error < 0.1) | feature error median (p95), frontal eye distances | switch events | clicks |\n|---|---|---|---|---|---|---|\n");
+    let mut s = String::from(
+        "| turn | frames | coverage | on the point (error < 0.1) | feature error median (p95), frontal eye distances | switch events | clicks | face detector alone: found, on the face (< 0.2), error median |\n|---|---|---|---|---|---|---|---|\n",
+    );
     for b in &r.bins {
         let _ = writeln!(
             s,
-            "| {} {:.0}–{:.0}° | {} | {} | {} | {} ({}) | {} | {} |",
+            "| {} {:.0}–{:.0}° | {} | {} | {} | {} ({}) | {} | {} | {}, {}, {} |",
             b.axis,
             b.from_deg,
             b.to_deg,
@@ -165,7 +199,10 @@ pub fn table(r: &TurnReport) -> String {
             f(b.error_median, 3),
             f(b.error_p95, 3),
             b.switch_events,
-            b.clicks
+            b.clicks,
+            f(b.detector_found, 2),
+            f(b.detector_near, 2),
+            f(b.detector_error_median, 3)
         );
     }
     let _ = writeln!(
@@ -176,6 +213,25 @@ pub fn table(r: &TurnReport) -> String {
         f(r.regain_worst_ms, 0)
     );
     s
+}
+
+/// The face detector alone on every frame of `video`: the midpoint of the
+/// eyes of the face it finds, if it finds one (`None` in every place when
+/// the model is missing).
+///
+/// # Errors
+/// A video that cannot be read, or an OpenCV failure.
+pub fn detect_all(video: &std::path::Path) -> Result<Vec<Option<Point>>, crate::capture::CaptureError> {
+    use crate::capture::{Frame, FrameSource, ReadOutcome, VideoFileSource};
+    let mut detector = crate::vision::face::FaceDetector::load();
+    let mut source = VideoFileSource::open(video)?;
+    let mut frame = Frame::empty();
+    let mut out = Vec::new();
+    while let ReadOutcome::Frame = source.read(&mut frame)? {
+        let face = detector.detect(&frame.gray).ok().flatten();
+        out.push(face.map(|f| [f64::midpoint(f.le[0], f.re[0]), f64::midpoint(f.le[1], f.re[1])]));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -195,6 +251,7 @@ mod tests {
         };
         let mut rows = Vec::new();
         let mut trace = Vec::new();
+        let mut detected = Vec::new();
         for i in 0..40u32 {
             let y: f64 = yaw(i);
             let mid = [320.0 + 100.0 * y.to_radians().sin(), 200.0];
@@ -208,6 +265,8 @@ mod tests {
                 pitch: Some(0.0),
                 ..LabelRow::default()
             });
+            // The detector finds the face 0.1 eye distances off up to 60°, none past.
+            detected.push((y <= 60.0).then_some([mid[0] + 6.4, mid[1]]));
             let lost = y > 45.0 || (28..33).contains(&i);
             let off = if i >= 33 { 0.0 } else { 3.2 };
             trace.push(TraceRecord {
@@ -220,7 +279,7 @@ mod tests {
             });
         }
         let seq = Sequence { dir: "t".into(), rows, meta: Meta::default() };
-        let r = measure(&[(seq, trace)]);
+        let r = measure(&[(seq.clone(), trace.clone(), detected)]);
         let bin = |axis: &str, from: f64| r.bins.iter().find(|b| b.axis == axis && (b.from_deg - from).abs() < 1e-9).expect("bin").clone();
         let frontal = bin("yaw", 0.0);
         // 10 frames before the turn, 3 on the way out, 2 on the way back, 10 after; lost on 5.
@@ -233,5 +292,9 @@ mod tests {
         assert_eq!((r.returns, r.regained), (1, 1));
         assert_eq!(r.regain_worst_ms, Some(500.0), "frontal again at frame 28, on the point at 33");
         assert!(table(&r).contains("| yaw 60–90° |"), "{}", table(&r));
+        assert_eq!((frontal.detector_found, frontal.detector_near, far.detector_found), (Some(1.0), Some(1.0), Some(0.0)));
+        assert!((frontal.detector_error_median.expect("error") - 0.1).abs() < 1e-9);
+        // Without the detector's run, no figure for it.
+        assert_eq!(measure(&[(seq, trace, Vec::new())]).bins[0].detector_near, None);
     }
 }
