@@ -214,7 +214,7 @@ struct Follower<'a> {
     pivot: Option<Point>,
     last: DVector<f64>,
     records: Vec<TraceRecord>,
-    runs: Vec<(Sequence, Vec<TraceRecord>, Vec<Option<Point>>)>,
+    runs: Vec<turn_eval::TurnRun>,
     expected: Vec<f64>,
     real: Vec<f64>,
     spent_s: f64,

@@ -79,11 +79,13 @@ fn bin_of(bins: &[(f64, f64)], angle: f64) -> Option<usize> {
     bins.iter().enumerate().position(|(k, &(a, b))| angle >= a && (angle < b || (k == last && angle <= b)))
 }
 
-/// Measures sequences with their traces.
+/// A sequence, its trace, and per frame the midpoint of the eyes the face
+/// detector alone found on it (empty: not run).
+pub type TurnRun = (Sequence, Vec<TraceRecord>, Vec<Option<Point>>);
+
+/// Measures sequences with their traces (and the detector's finds).
 #[must_use]
-/// `runs` pairs each sequence with its trace and, per frame, the midpoint
-/// of the eyes the face detector alone found on it (empty: not run).
-pub fn measure(runs: &[(Sequence, Vec<TraceRecord>, Vec<Option<Point>>)]) -> TurnReport {
+pub fn measure(runs: &[TurnRun]) -> TurnReport {
     let mut errors: Vec<Vec<f64>> = vec![Vec::new(); YAW_BINS.len() + PITCH_BINS.len()];
     let mut detector: Vec<(usize, Vec<f64>)> = vec![(0, Vec::new()); YAW_BINS.len() + PITCH_BINS.len()];
     let mut bins: Vec<Bin> = YAW_BINS
