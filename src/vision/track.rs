@@ -466,10 +466,7 @@ impl Vision {
                     // p1-a at 0.4 of its size: 0.35 above for 11 s). The
                     // detector's eyes, each about a tenth of an eye distance
                     // off, are where the trackers start again.
-                    let f = face.iod().max(1.0);
-                    let v = [sub(le, face.le), sub(re, face.re)].map(|d| [d[0] / f, d[1] / f]);
-                    let same_way = dist(v[0], v[1]) <= PAIR_ASTRAY_AGREE;
-                    tr.pair_astray = if same_way && off[0].min(off[1]) > EYE_ASTRAY { tr.pair_astray + 1 } else { 0 };
+                    tr.pair_astray = if off_the_same_way([le, re], face) { tr.pair_astray + 1 } else { 0 };
                     if tr.pair_astray >= ASTRAY_CHECKS && eyes_open && tr.drift_strikes == 0 {
                         tr.pair_astray = 0;
                         // Each where the generic eye finds it near the
@@ -628,6 +625,15 @@ impl Vision {
         }
         self.take_templates(gray, le, re, t)
     }
+}
+
+/// Whether both tracked eyes `ours` (left, right) are more than
+/// `EYE_ASTRAY` off the detector's, the same way (their offsets, in its eye
+/// distances, within `PAIR_ASTRAY_AGREE` of each other).
+fn off_the_same_way(ours: [Point; 2], face: &Face) -> bool {
+    let f = face.iod().max(1.0);
+    let v = [sub(ours[0], face.le), sub(ours[1], face.re)].map(|d| [d[0] / f, d[1] / f]);
+    dist(v[0], v[1]) <= PAIR_ASTRAY_AGREE && v.iter().all(|d| d[0].hypot(d[1]) > EYE_ASTRAY)
 }
 
 #[cfg(test)]
@@ -801,5 +807,24 @@ mod tests {
         assert!(seen.iter().all(|(o, _)| !o.events.contains(&crate::events::Event::Lost)), "put back by the drift check, not by a loss");
         let last = seen.last().expect("frames");
         assert!(eye_error(&last.0, &last.1) < 0.08, "back on the eyes: {}", eye_error(&last.0, &last.1));
+    }
+
+    /// The rule that puts eyes tracked on the brows back (p1-b lit from
+    /// behind: both eyes 0.27 eye distances above the detector's, for a
+    /// minute): both eyes off by more than `EYE_ASTRAY`, the same way.
+    #[test]
+    fn eyes_off_the_detectors_the_same_way_are_told_from_other_offsets() {
+        let face = Face { bbox: [0.0, 0.0, 100.0, 100.0], le: [132.0, 100.0], re: [68.0, 100.0], nose: [100.0, 130.0], score: 0.9 };
+        let at = |l: Point, r: Point| off_the_same_way([add(face.le, l), add(face.re, r)], &face);
+        let iod = 64.0;
+        // Both 0.27 up: the brows.
+        assert!(at([0.0, -0.27 * iod], [0.0, -0.27 * iod]));
+        // Both up, one a little more and to the side (within 0.15 of each other).
+        assert!(at([0.05 * iod, -0.25 * iod], [-0.03 * iod, -0.33 * iod]));
+        // One eye alone off (the single-eye rule's case), or both but a
+        // different way each (the detector's own error), or both a little.
+        assert!(!at([0.0, -0.27 * iod], [0.0, 0.0]));
+        assert!(!at([0.25 * iod, 0.0], [-0.25 * iod, 0.0]));
+        assert!(!at([0.0, -0.15 * iod], [0.0, -0.15 * iod]));
     }
 }
