@@ -215,9 +215,9 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
         let mut index = 0usize;
         while let ReadOutcome::Frame = video.read(&mut frame)? {
             if index.is_multiple_of(every) {
+                let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
                 let mut input = &frame.color;
                 if let Some(motion) = motion {
-                    let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
                     let m = motion.at(t_s, w0, h0);
                     let mat = Mat::from_slice_2d(&[m[0].to_vec(), m[1].to_vec()])?;
                     let whole = Size::new(frame.color.cols(), frame.color.rows());
@@ -228,7 +228,6 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
                 imgproc::resize(input, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
                 let mut shown = &small;
                 if let Some(light) = light {
-                    let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
                     light.apply(&small, t_s, index, &mut lit, (&mut dark, &mut noise))?;
                     shown = &lit;
                 }
