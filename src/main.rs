@@ -454,6 +454,8 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
     let mut turned = Vec::new();
     // Found once: a missing model is reported once, not for every sequence.
     let models = facemouse::models::Models::load();
+    // The face detector alone, for the turn table (loaded once).
+    let mut detector = turns.then(|| models.face_detector());
     for dir in sequences {
         let seq = facemouse::lab::labels::Sequence::load(dir)?;
         let run = || replay::collect_with(SourceSpec::Video { path: seq.video(), realtime: false }, &prof.settings, models.clone()).with_context(|| format!("cannot replay {}", dir.display()));
@@ -472,8 +474,8 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
             w.finish()?;
         }
         all.push(facemouse::lab::eval::score(&seq, &records, tol_s));
-        if turns {
-            let detected = facemouse::lab::turn_eval::detect_all(&seq.video()).with_context(|| format!("cannot read {}", seq.video().display()))?;
+        if let Some(detector) = detector.as_mut() {
+            let detected = facemouse::lab::turn_eval::detect_all(&seq.video(), detector).with_context(|| format!("cannot read {}", seq.video().display()))?;
             turned.push((seq, records, detected));
         }
     }

@@ -217,15 +217,14 @@ pub fn table(r: &TurnReport) -> String {
     s
 }
 
-/// The face detector alone on every frame of `video`: the midpoint of the
-/// eyes of the face it finds, if it finds one (`None` in every place when
-/// the model is missing).
+/// `detector` alone on every frame of `video`: the midpoint of the eyes of
+/// the face it finds, if it finds one (`None` in every place when the model
+/// is missing).
 ///
 /// # Errors
 /// A video that cannot be read, or an OpenCV failure.
-pub fn detect_all(video: &std::path::Path) -> Result<Vec<Option<Point>>, crate::capture::CaptureError> {
+pub fn detect_all(video: &std::path::Path, detector: &mut crate::vision::face::FaceDetector) -> Result<Vec<Option<Point>>, crate::capture::CaptureError> {
     use crate::capture::{Frame, FrameSource, ReadOutcome, VideoFileSource};
-    let mut detector = crate::vision::face::FaceDetector::load();
     let mut source = VideoFileSource::open(video)?;
     let mut frame = Frame::empty();
     let mut out = Vec::new();
