@@ -337,7 +337,10 @@ fn the_zju_people_moving_keep_their_blinks() {
 /// eyes. The blink of a start in a blink took that noise for the eyes
 /// opening: 7 false blinks on 18 starts (precision 0.88); over the first
 /// look's own noise, 0.94. Recall 0.81 (0.76 without that blink at all).
-/// No stray command.
+/// No stray command, and no brow raise: zju-s16 (seed 421) gave a left
+/// click after a blink the noise hid (its closure 0.78 of the threshold),
+/// her brows rising with it, until lids seen to fall were taken as a blink
+/// for the brow switch (`Brows::lids_fell`).
 #[test]
 fn the_zju_people_lit_from_behind_keep_their_blinks() {
     let Some(dirs) = zju_clips() else { return };
@@ -345,7 +348,8 @@ fn the_zju_people_lit_from_behind_keep_their_blinks() {
     let mut all = Vec::new();
     for (seed, dir) in (407..).zip(&dirs) {
         let (_, records, s) = run_lit(tmp.path(), dir, &format!("lit-{seed}"), seed);
-        assert_eq!(stray_commands(&records), 0, "{}: a long blink or a wink where none was", s.sequence);
+        let stray = stray_gestures(&records);
+        assert!(stray.is_empty(), "{}: a raise, a long blink or a wink where none was: {stray:?}", s.sequence);
         all.push(s);
     }
     assert_zju_floor(&all, 0.75);
@@ -383,23 +387,20 @@ fn eyes_placed_on_the_brows_of_a_dark_face_are_put_back() {
 /// head widened the eye state's span past the depth of these people's own
 /// blinks: 0.64 of them counted. The span is now held to a share of that
 /// depth once a blink has shown it: 0.78; and a start in a blink no longer
-/// widens it for the next second: 0.83. No long blink and no wink. One
-/// brow raise is known (s16, seed 221: the tracked eyes there are 0.2 of
-/// their distance too close together, and every height measured in it grew
-/// by a fifth); none other may come.
+/// widens it for the next second: 0.83. No long blink, no wink and no
+/// brow raise: s16 (seed 221) gave one, a left click, where her brows rose
+/// 0.1 eye distances with a blink caught on one frame part of the way
+/// (closure 0.79 of the threshold), until lids seen to fall were taken as a
+/// blink for the brow switch (`Brows::lids_fell`).
 #[test]
 fn the_zju_people_moving_small_and_slow_keep_their_blinks() {
-    use facemouse::events::Event;
     let Some(runs) = zju_moved(207, 2, 0.6) else { return };
     let mut all = Vec::new();
-    let mut raises = Vec::new();
-    for (seed, records, s) in runs {
-        let (raised, stray): (Vec<_>, Vec<_>) = stray_gestures(&records).into_iter().partition(|(_, e)| *e == Event::BrowRaise);
+    for (_, records, s) in runs {
+        let stray = stray_gestures(&records);
         assert!(stray.is_empty(), "{} moving, small and slow: {stray:?}", s.sequence);
-        raises.extend(raised.into_iter().map(|r| (seed, r.0)));
         all.push(s);
     }
-    assert!(raises.len() <= 1, "brow raises (seed, frame): {raises:?}");
     assert_zju_floor(&all, 0.8);
 }
 

@@ -333,6 +333,20 @@ impl Brows {
         self.open.leaving = false;
     }
 
+    /// The lids came down part of the way (`EyeState::lids_fell`), with a
+    /// closure that stops the brows being measured (`BROW_EYES_BUSY`), but
+    /// the eye state did not take it for a blink: a shallow blink, or one in
+    /// a dark, noisy image. It moved the brow measure as a blink does, and
+    /// some people's brows rise with every blink (zju-s16 lit from behind
+    /// and moving at 15 fps: a left click after each such blink). So a
+    /// raise must be seen to start from rest afterwards. A raise already
+    /// under way goes on: it stretches the lids, and they may seem to move.
+    pub fn lids_fell(&mut self) {
+        if !self.open.raised() && !self.open.rising() {
+            self.open.eyes_shut();
+        }
+    }
+
     /// Whether the brows are raised now.
     #[must_use]
     pub fn raised(&self) -> bool {
@@ -725,6 +739,65 @@ mod tests {
         for i in 0..30_u32 {
             let d = if (10..20).contains(&i) { 0.49 } else { 0.41 };
             b.update(Some(BrowHeight::both(d)), EyesNow::Open, (0.0, 0.0), 6000.0 + f64::from(i) * 100.0, BROW, &mut ev);
+        }
+        assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    /// zju-s16 lit from behind (30 fps) and moving at 15 fps: a blink the eye
+    /// state did not take for one (its closure reached 0.78 of the
+    /// threshold), her brows rising with it by 0.05 to 0.1 eye distances and
+    /// settling over half a second. The lids came down (`lids_fell`), so a
+    /// raise must be seen to start from rest afterwards: no left click. A
+    /// raise under way when the lids seem to fall (they stretch with it)
+    /// still fires, and so does one from rest afterwards.
+    #[test]
+    fn brows_that_rise_with_a_shallow_blink_are_no_raise() {
+        let shallow = |i: usize| {
+            let d = match i {
+                ..30 => 0.41,
+                30..=31 => 0.46,
+                32..=40 => 0.41 + 0.06 - 0.004 * (i - 32) as f64,
+                _ => 0.41,
+            };
+            let lid = match i {
+                30 => (0.78, 0.53),
+                31 => (0.71, 0.27),
+                _ => (0.0, 0.0),
+            };
+            (BrowHeight::both(d), lid)
+        };
+        let run = |b: &mut Brows, told: bool, f: &dyn Fn(usize) -> (BrowHeight, (f64, f64)), lids_at: usize| {
+            let mut ev = Vec::new();
+            for i in 0..60 {
+                let (h, lid) = f(i);
+                if told && i == lids_at {
+                    b.lids_fell();
+                }
+                b.update(Some(h), EyesNow::Open, lid, i as f64 * 33.3, BROW, &mut ev);
+            }
+            ev
+        };
+        let mut b = Brows::default();
+        assert!(run(&mut b, true, &shallow, 30).is_empty());
+        // Not told that the lids came down, the same frames are a raise (a left click).
+        assert_eq!(run(&mut Brows::default(), false, &shallow, 30), vec![Event::BrowRaise]);
+        // A raise already rising when its lid stretch looks like a fall fires.
+        let raise = |i: usize| {
+            let d = match i {
+                ..30 => 0.41,
+                30 => 0.44,
+                31..50 => 0.47,
+                _ => 0.41,
+            };
+            let lid = if i == 31 { (0.89, 0.7) } else { (0.0, 0.0) };
+            (BrowHeight::both(d), lid)
+        };
+        assert_eq!(run(&mut Brows::default(), true, &raise, 31), vec![Event::BrowRaise]);
+        // And a raise from rest after the shallow blink counts.
+        let mut ev = Vec::new();
+        for i in 0..40_u32 {
+            let d = if (10..25).contains(&i) { 0.47 } else { 0.41 };
+            b.update(Some(BrowHeight::both(d)), EyesNow::Open, (0.0, 0.0), 3000.0 + f64::from(i) * 33.3, BROW, &mut ev);
         }
         assert_eq!(ev, vec![Event::BrowRaise]);
     }

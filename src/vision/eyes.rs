@@ -29,7 +29,7 @@ use opencv::prelude::*;
 
 use super::ncc;
 use super::params::{
-    EARLY_RETURN_SHARE, EARLY_TURN_MS, START_BLINK_MS, START_DEPARTURE, START_NOISE_FACTOR, START_OPENING,
+    EARLY_RETURN_SHARE, EARLY_TURN_MS, START_BLINK_MS, START_DEPARTURE, START_NOISE_FACTOR, START_OPENING, LIDS_FELL, LIDS_TAU_MS,
     ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, HELD_DIP_TURN, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_SPAN_DEPTH_CAP, EYE_WINDOW_MS, EYE_REST_MIN_MS, OPEN_TAU_MS, WINK_AFTER_BOTH_MS, WINK_CLOSED, WINK_FROM_OPEN_MS, WINK_ONSET_MS, WINK_OTHER_MAX,
 };
@@ -228,6 +228,11 @@ pub struct EyeState {
     /// Since tracking started, for `START_BLINK_MS` (see `start_blink`).
     start: Option<StartWatch>,
     grad: Mat,
+    /// Each eye's openness while open, followed with `LIDS_TAU_MS` (see `lids_fell`).
+    open_openness: [Option<f64>; 2],
+    /// Whether on the last frame the lids came down: either eye's openness
+    /// under what it was while it was open, by `LIDS_FELL`.
+    pub lids_fell: bool,
     /// Where each eye looked most like its open look on the last frame (a
     /// held look starts from there).
     best: [Point; 2],
@@ -323,6 +328,7 @@ impl EyeState {
             return Ok(self.closed());
         }
         self.start_blink(&seen, t_ms, events)?;
+        self.follow_openness(&seen, dt)?;
         for ((open_since, last_open), eye) in self.open_since.iter_mut().zip(&mut self.last_open).zip(&seen) {
             if eye.closure < EYE_REARM {
                 open_since.get_or_insert(t_ms);
@@ -524,6 +530,28 @@ impl EyeState {
             }
         }
         Ok(out)
+    }
+
+    /// Which way the lids moved (`lids_fell`): each eye's openness now
+    /// against its level while open. A closure the eye state does not take
+    /// for a blink (shallow, or in a noisy image) moves the brow measure as
+    /// a blink does; a raise also departs from the open look (it stretches
+    /// the lids) but opens the eyes, it does not close them.
+    fn follow_openness(&mut self, seen: &[Seen; 2], dt: f64) -> Result<(), VisionError> {
+        let now = [openness(&self.patch[0], &mut self.grad)?, openness(&self.patch[1], &mut self.grad)?];
+        let mut drop = [0.0; 2];
+        let a = 1.0 - (-dt / LIDS_TAU_MS).exp();
+        for k in 0..2 {
+            let level = self.open_openness[k];
+            drop[k] = level.map_or(0.0, |l| l - now[k]);
+            if seen[k].closure < EYE_REARM {
+                self.open_openness[k] = Some(level.map_or(now[k], |l| l + a * (now[k] - l)));
+            }
+        }
+        // Either eye: a blink seen part of the way, or in noise, is often clear in one eye only.
+        self.lids_fell = drop[0].max(drop[1]) >= LIDS_FELL;
+        tracing::trace!("eyes: openness down {:.3} {:.3} closure {:.2} {:.2}", drop[0], drop[1], seen[0].closure, seen[1].closure);
+        Ok(())
     }
 
     /// Each eye's openness in its open look.
@@ -853,6 +881,27 @@ mod tests {
         let mut out = Mat::default();
         opencv::core::add(&img, &noise, &mut out, &opencv::core::no_array(), -1).expect("add");
         out
+    }
+
+    /// Lids lowered part of the way (a shallow blink) make the eyes less
+    /// open than they were while open: `lids_fell`. A glance to the side
+    /// departs from the open look too, but does not.
+    #[test]
+    fn lids_that_come_down_part_of_the_way_are_seen_to_fall_and_a_glance_is_not() {
+        let frame = |s: &mut EyeState, lid: f64, gaze: Point, t: f64| {
+            let mut ev = Vec::new();
+            s.update(&face([lid, lid], gaze, t as u64), EYES, IOD, true, false, t, TIMING, &mut ev).expect("update");
+            s.lids_fell
+        };
+        for lid in [0.35, 0.5] {
+            let mut s = EyeState::default();
+            run(&mut s, 0.0, 2000.0, 33.3, |_| ([0.0; 2], [0.0, 0.0]));
+            assert!(!s.lids_fell, "open eyes");
+            assert!(frame(&mut s, lid, [0.0, 0.0], 2033.0), "lids {lid} of the way down");
+        }
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 2000.0, 33.3, |_| ([0.0; 2], [0.0, 0.0]));
+        assert!(!frame(&mut s, 0.0, [0.08, 0.0], 2033.0), "a glance aside");
     }
 
     /// Runs frames every `dt` ms; `f(t)` gives the lids and the gaze. Returns events with their times.

@@ -10,7 +10,7 @@ use opencv::prelude::*;
 
 use super::eyes::EyeTiming;
 use super::face::Face;
-use super::params::{
+use super::params::{BROW_EYES_BUSY, 
     FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, DRIFT_STRIKES_ANYWAY, EYE_SEARCH,
     EYE_TEMPLATE, EYES_FLOOR, UNIFORM_EYE_SPREAD, BROW_SCALE_TAU_MS, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, ASTRAY_CHECKS, PAIR_ASTRAY_AGREE, EYE_ASTRAY, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, EYE_REARM, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
@@ -376,6 +376,8 @@ impl Vision {
         };
         if out.events.contains(&Event::Blink) {
             self.brows.blinked();
+        } else if self.eyes.lids_fell && out.closure.0.max(out.closure.1) > BROW_EYES_BUSY {
+            self.brows.lids_fell();
         }
         out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
         out.brow_lift = self.brows.last_lift();
