@@ -754,7 +754,6 @@ mod tests {
     fn brows_that_rise_with_a_shallow_blink_are_no_raise() {
         let shallow = |i: usize| {
             let d = match i {
-                ..30 => 0.41,
                 30..=31 => 0.46,
                 32..=40 => 0.41 + 0.06 - 0.004 * (i - 32) as f64,
                 _ => 0.41,
@@ -784,7 +783,6 @@ mod tests {
         // A raise already rising when its lid stretch looks like a fall fires.
         let raise = |i: usize| {
             let d = match i {
-                ..30 => 0.41,
                 30 => 0.44,
                 31..50 => 0.47,
                 _ => 0.41,
