@@ -152,6 +152,7 @@ impl BrowSwitch {
         } else if warm && lift >= timing.on {
             let against_skull = skull_lift >= SKULL_LIFT_SHARE * timing.on;
             if self.above_since.is_none() && against_skull && from_rest {
+                tracing::trace!("brows: over the threshold {:.0} ms after rest", t_ms - self.at_rest.unwrap_or(t_ms));
                 self.above_since = Some(t_ms);
             }
             let rested = self.released_at.is_none_or(|r| t_ms - r >= timing.refractory_ms);
