@@ -181,6 +181,15 @@ impl UserApp {
         xdotool(x, &["getwindowfocus"]).is_some_and(|f| f == self.id.to_string())
     }
 
+    /// Waits up to `limit` for `n` button presses (a loaded machine may
+    /// take a while to bring a frame, and the press it carries, through).
+    fn wait_for_buttons(&self, n: usize, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.buttons.lock().expect("buttons").len() < n && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// What it got: the text typed and the buttons pressed (button, x, y).
     fn finish(mut self) -> (String, Vec<(u8, i16, i16)>) {
         std::thread::sleep(Duration::from_millis(300));
@@ -464,6 +473,8 @@ fn a_point_scanning_click_lands_on_another_application_by_the_switch_alone() {
     let down = across.and_then(|_| line_near(&x, &conn, "Facemouse scan down", false, target.1, 12, limit));
     let _ = xdotool(&x, &["key", "F12"]);
     let inputs: Vec<usize> = [across, down].iter().flatten().filter_map(|(w, _)| conn.shape_get_rectangles(*w, SK::INPUT).ok()?.reply().ok()).map(|r| r.rectangles.len()).collect();
+    // The click, then a while longer for any second one.
+    app.wait_for_buttons(1, Duration::from_secs(8));
     std::thread::sleep(Duration::from_secs(2));
     let pointer = xdotool(&x, &["getmouselocation", "--shell"]).unwrap_or_default();
     stop(fm);
