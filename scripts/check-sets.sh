@@ -15,6 +15,11 @@
 # talking; C and D with glasses), gl (generated glasses), smile (generated
 # smiles), plus the development clips themselves (dev).
 set -euo pipefail
+# Paths given are the caller's; the script works from the repository root.
+abs() { realpath -m -- "$1"; }
+args=()
+for a in "$@"; do case "$a" in make | eval) args+=("$a") ;; *) args+=("$(abs "$a")") ;; esac; done
+set -- "${args[@]}"
 cd "$(dirname "$0")/.."
 data=../shared/data
 [ -d "$data" ] || { echo "check-sets: $data is not here (the development videos); nothing to do" >&2; exit 1; }
@@ -76,7 +81,8 @@ eval)
     for s in dev talk talkB talkC talkD gl smile mv mvB mvC lit copies fresh; do
         if [ "$s" = dev ]; then set -- "$data"/focus-* "$data"/zju/*; else set -- "$out/$s"/*; fi
         rm -rf "${traces:?}/$s"; mkdir -p "$traces/$s"
-        "$B" eval "$@" --trace-dir "$traces/$s" 2>/dev/null | grep '^| \*\*' | sed -E "s/\| worst [0-9]+\/[0-9]+ \|\$//; s/^/$s /"
+        rows=$("$B" eval "$@" --trace-dir "$traces/$s" 2>/dev/null) || { echo "check-sets: $B eval failed on the set $s" >&2; exit 1; }
+        grep '^| \*\*' <<<"$rows" | sed -E "s/\| worst [0-9]+\/[0-9]+ \|\$//; s/^/$s /"
     done
     python3 - "$traces" <<'PY'
 import collections, glob, json, os, sys

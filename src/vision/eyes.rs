@@ -233,6 +233,8 @@ pub struct EyeState {
     /// Whether on the last frame the lids came down: either eye's openness
     /// under what it was while it was open, by `LIDS_FELL`.
     pub lids_fell: bool,
+    /// How far each eye's openness is under its level while open, on the last frame.
+    openness_drop: [f64; 2],
     /// Where each eye looked most like its open look on the last frame (a
     /// held look starts from there).
     best: [Point; 2],
@@ -550,6 +552,7 @@ impl EyeState {
         }
         // Either eye: a blink seen part of the way, or in noise, is often clear in one eye only.
         self.lids_fell = drop[0].max(drop[1]) >= LIDS_FELL;
+        self.openness_drop = drop;
         tracing::trace!("eyes: openness down {:.3} {:.3} closure {:.2} {:.2}", drop[0], drop[1], seen[0].closure, seen[1].closure);
         Ok(())
     }
@@ -798,10 +801,14 @@ impl EyeState {
     /// a glint on one lens departs less than a closed eye: no wink. Until a
     /// blink has shown how closed eyes look, there are no winks.
     fn winks(&mut self, seen: &[Seen; 2], t_ms: f64, dt: f64, timing: EyeTiming, events: &mut Vec<Event>) {
+        // And its lid came down: the eye is less open than it was while open
+        // (a glint or the frame's rim on one lens, moving with the head,
+        // departs as far and leaves the eye as open or more).
         let shut = |k: usize| {
             self.knows_closed_eyes()
                 && seen[k].closure >= WINK_CLOSED
                 && seen[k].departure - self.rest[k].median() >= CLOSED_DEPTH_SHARE * self.depth[k].value
+                && self.openness_drop[k] >= LIDS_FELL
         };
         let side = if shut(0) && seen[1].closure < WINK_OTHER_MAX {
             Some(0)
@@ -1322,6 +1329,41 @@ mod tests {
             let ev = run(&mut s, 3500.0, 6500.0, 33.3, |t| (if (3600.0..3600.0 + hold).contains(&t) { [1.0, 0.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
             assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::WinkLeft], "held {hold} ms: {ev:?}");
         }
+    }
+
+    /// A glint on one lens, or a frame's rim moving over one eye with the
+    /// head, departs from the open look as far as a shut lid does, but the
+    /// eye under it is as open as before, or more: no wink (generated
+    /// talking with black frames, d502: a left wink, its eye's openness up
+    /// 0.23 to 0.41). The same eye shut a moment later is a wink.
+    #[test]
+    fn an_eye_that_departs_but_stays_open_is_no_wink() {
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3500.0, 33.3, blinks(130.0));
+        let mut t = 3500.0;
+        let mut ev = Vec::new();
+        let mut closures = Vec::new();
+        while t < 4600.0 {
+            let mut img = face([0.0, 0.0], [0.0, 0.0], t as u64);
+            if (3700.0..4300.0).contains(&t) {
+                // Bright upright bars across the left eye: it looks other, and more open.
+                for dx in [-12, -4, 4, 12] {
+                    let r = opencv::core::Rect::new(EYES[0][0] as i32 + dx - 2, EYES[0][1] as i32 - 9, 4, 18);
+                    imgproc::rectangle(&mut img, r, Scalar::all(250.0), -1, imgproc::LINE_8, 0).expect("glint");
+                }
+            }
+            let mut e = Vec::new();
+            s.update(&img, EYES, IOD, true, false, t, TIMING, &mut e).expect("update");
+            if (3800.0..4300.0).contains(&t) {
+                closures.push(s.last_closure.0);
+            }
+            ev.extend(e);
+            t += 33.3;
+        }
+        assert!(closures.iter().all(|&c| c >= WINK_CLOSED), "the glint departs as far as a shut lid: {closures:?}");
+        assert!(!ev.iter().any(|e| matches!(e, Event::WinkLeft | Event::WinkRight)), "{ev:?}");
+        let ev = run(&mut s, 4600.0, 6000.0, 33.3, |t| (if (5300.0..5800.0).contains(&t) { [1.0, 0.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
+        assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::WinkLeft], "{ev:?}");
     }
 
     /// One eye that stays shut after a blink while the other reopens (a

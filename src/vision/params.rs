@@ -360,5 +360,5 @@ pub const LIDS_TAU_MS: f64 = 300.0;
 /// `BROW_EYES_BUSY`: in a labelled blink the eye that departed more fell by
 /// at least 0.1 in 91 % of 106 (median 0.30); in a labelled raise (whose
 /// lid stretch departs from the open look too), by at most 0.08 (14). At
-/// 0.06 p1's raise at 42.8 s was lost.
+/// 0.06 p1's raise at 42.8 s was lost. A wink's eye must also fall by it.
 pub const LIDS_FELL: f64 = 0.1;
