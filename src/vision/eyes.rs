@@ -230,9 +230,6 @@ pub struct EyeState {
     grad: Mat,
     /// Each eye's openness while open, followed with `LIDS_TAU_MS` (see `lids_fell`).
     open_openness: [Option<f64>; 2],
-    /// Whether on the last frame the lids came down: either eye's openness
-    /// under what it was while it was open, by `LIDS_FELL`.
-    pub lids_fell: bool,
     /// How far each eye's openness is under its level while open, on the last frame.
     openness_drop: [f64; 2],
     /// Where each eye looked most like its open look on the last frame (a
@@ -329,8 +326,10 @@ impl EyeState {
         if !reliable {
             return Ok(self.closed());
         }
-        self.start_blink(&seen, t_ms, events)?;
-        self.follow_openness(&seen, dt)?;
+        // Each eye's openness, for the start and for which way the lids move.
+        let openness_now = [openness(&self.patch[0], &mut self.grad)?, openness(&self.patch[1], &mut self.grad)?];
+        self.start_blink(&seen, openness_now, t_ms, events);
+        self.follow_openness(&seen, openness_now, dt);
         for ((open_since, last_open), eye) in self.open_since.iter_mut().zip(&mut self.last_open).zip(&seen) {
             if eye.closure < EYE_REARM {
                 open_since.get_or_insert(t_ms);
@@ -534,13 +533,12 @@ impl EyeState {
         Ok(out)
     }
 
-    /// Which way the lids moved (`lids_fell`): each eye's openness now
+    /// Which way the lids moved (`lids_fell`): each eye's openness `now`
     /// against its level while open. A closure the eye state does not take
     /// for a blink (shallow, or in a noisy image) moves the brow measure as
     /// a blink does; a raise also departs from the open look (it stretches
     /// the lids) but opens the eyes, it does not close them.
-    fn follow_openness(&mut self, seen: &[Seen; 2], dt: f64) -> Result<(), VisionError> {
-        let now = [openness(&self.patch[0], &mut self.grad)?, openness(&self.patch[1], &mut self.grad)?];
+    fn follow_openness(&mut self, seen: &[Seen; 2], now: [f64; 2], dt: f64) {
         let mut drop = [0.0; 2];
         let a = 1.0 - (-dt / LIDS_TAU_MS).exp();
         for k in 0..2 {
@@ -550,11 +548,16 @@ impl EyeState {
                 self.open_openness[k] = Some(level.map_or(now[k], |l| l + a * (now[k] - l)));
             }
         }
-        // Either eye: a blink seen part of the way, or in noise, is often clear in one eye only.
-        self.lids_fell = drop[0].max(drop[1]) >= LIDS_FELL;
         self.openness_drop = drop;
         tracing::trace!("eyes: openness down {:.3} {:.3} closure {:.2} {:.2}", drop[0], drop[1], seen[0].closure, seen[1].closure);
-        Ok(())
+    }
+
+    /// Whether on the last frame the lids came down: either eye's openness
+    /// under what it was while it was open, by `LIDS_FELL` (a blink seen
+    /// part of the way, or in noise, is often clear in one eye only).
+    #[must_use]
+    pub fn lids_fell(&self) -> bool {
+        self.openness_drop.iter().any(|&d| d >= LIDS_FELL)
     }
 
     /// Each eye's openness in its open look.
@@ -574,14 +577,14 @@ impl EyeState {
     /// (the ZJU people: two of the three blinks missed at 30 fps, and most
     /// of those missed at 6 to 10 fps). Which way the eyes changed tells a
     /// lid that opens from one that closes, for anyone: an open eye shows
-    /// the iris's sides, a shut one a line of lashes.
-    fn start_blink(&mut self, seen: &[Seen; 2], t_ms: f64, events: &mut Vec<Event>) -> Result<(), VisionError> {
-        let Some(watch) = self.start.as_mut() else { return Ok(()) };
+    /// the iris's sides, a shut one a line of lashes. `now`: each eye's
+    /// openness on this frame.
+    fn start_blink(&mut self, seen: &[Seen; 2], now: [f64; 2], t_ms: f64, events: &mut Vec<Event>) {
+        let Some(watch) = self.start.as_mut() else { return };
         if t_ms - watch.since > START_BLINK_MS {
             self.start = None;
-            return Ok(());
+            return;
         }
-        let now = [openness(&self.patch[0], &mut self.grad)?, openness(&self.patch[1], &mut self.grad)?];
         let rise = [now[0] - watch.low[0], now[1] - watch.low[1]];
         watch.departed |= seen.iter().zip(watch.noise).all(|(s, noise)| s.departure >= START_DEPARTURE + START_NOISE_FACTOR * noise);
         tracing::trace!("eyes: t {t_ms:.0} since the start: openness up {:.3} {:.3}, departed {:.3} {:.3}", rise[0], rise[1], seen[0].departure, seen[1].departure);
@@ -589,10 +592,9 @@ impl EyeState {
             tracing::debug!("eyes: a blink as tracking started: the eyes opened {:.0} ms after", t_ms - watch.since);
             self.start = None;
             self.give_blink(t_ms, events);
-            return Ok(());
+            return;
         }
         watch.low = [watch.low[0].min(now[0]), watch.low[1].min(now[1])];
-        Ok(())
     }
 
     /// Each eye's departure from its open look, and its closure. `None` when an eye is off the image.
@@ -898,12 +900,12 @@ mod tests {
         let frame = |s: &mut EyeState, lid: f64, gaze: Point, t: f64| {
             let mut ev = Vec::new();
             s.update(&face([lid, lid], gaze, t as u64), EYES, IOD, true, false, t, TIMING, &mut ev).expect("update");
-            s.lids_fell
+            s.lids_fell()
         };
         for lid in [0.35, 0.5] {
             let mut s = EyeState::default();
             run(&mut s, 0.0, 2000.0, 33.3, |_| ([0.0; 2], [0.0, 0.0]));
-            assert!(!s.lids_fell, "open eyes");
+            assert!(!s.lids_fell(), "open eyes");
             assert!(frame(&mut s, lid, [0.0, 0.0], 2033.0), "lids {lid} of the way down");
         }
         let mut s = EyeState::default();

@@ -376,7 +376,7 @@ impl Vision {
         };
         if out.events.contains(&Event::Blink) {
             self.brows.blinked();
-        } else if self.eyes.lids_fell && out.closure.0.max(out.closure.1) > BROW_EYES_BUSY {
+        } else if self.eyes.lids_fell() && out.closure.0.max(out.closure.1) > BROW_EYES_BUSY {
             self.brows.lids_fell();
         }
         out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
