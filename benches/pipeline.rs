@@ -58,7 +58,7 @@ fn benches(c: &mut Criterion) {
 
     // The correlation at the eye state's sizes, direct and through OpenCV's
     // DFT (`ncc::search` takes the direct one up to `DIRECT_MAX_WORK`).
-    for (tw, th, r) in [(22, 12, 3), (48, 24, 5), (35, 23, 10)] {
+    for (tw, th, r) in [(22, 12, 3), (48, 24, 5), (35, 23, 10), (31, 31, 21)] {
         let mut t = Mat::default();
         assert!(ncc::extract(&clip[20].gray, eye, tw, th, &mut t).expect("extract"));
         let mut w = Mat::default();

@@ -1,17 +1,12 @@
 //! Normalized-correlation template search (Camera Mouse, BlinkLink): OpenCV
-//! `matchTemplate` with `TM_CCOEFF_NORMED` in a window, and a sub-pixel peak.
+//! `matchTemplate`'s `TM_CCOEFF_NORMED` in a window (computed directly, in
+//! integers, for 8-bit grey), and a sub-pixel peak.
 
 use opencv::core::{self, Mat, Rect};
 use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::events::Point;
-
-/// Up to this many places × template pixels, [`search`] computes the
-/// correlation directly ([`ncc_direct`]); beyond, through OpenCV's DFT.
-/// Measured on the development machine (`cargo bench --bench pipeline --
-/// ncc_`): see `docs/performance.md`.
-const DIRECT_MAX_WORK: i64 = 150_000;
 
 /// The best match of a template in a window.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -123,12 +118,17 @@ pub fn search(img: &Mat, tmpl: &Mat, c: Point, rx: i32, ry: i32, result: &mut Ma
     Ok(Some(Match { pos: [top_left[0] + f64::from(tw) / 2.0, top_left[1] + f64::from(th) / 2.0], score: best }))
 }
 
+/// Up to this many template pixels the cross term of a place fits in 32
+/// bits (255² × 33 000 < 2³¹); [`match_into`] takes OpenCV beyond.
+const DIRECT_MAX_PIXELS: i64 = 33_000;
+
 /// `TM_CCOEFF_NORMED` of `tmpl` at every place in `view`, into `result`:
-/// directly for 8-bit grey up to `DIRECT_MAX_WORK` (places × template
-/// pixels), else through OpenCV.
+/// directly for 8-bit grey templates up to `DIRECT_MAX_PIXELS`, else
+/// through OpenCV. Measured (`cargo bench --bench pipeline -- ncc_`, see
+/// `docs/performance.md`), the direct sums cost less than OpenCV's DFT at
+/// every size tracking searches.
 fn match_into(view: &(impl MatTraitConst + opencv::core::ToInputArray), tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
-    let places = i64::from(view.cols() - tmpl.cols() + 1) * i64::from(view.rows() - tmpl.rows() + 1);
-    if view.typ() == core::CV_8UC1 && tmpl.typ() == core::CV_8UC1 && places * i64::from(tmpl.cols() * tmpl.rows()) <= DIRECT_MAX_WORK {
+    if view.typ() == core::CV_8UC1 && tmpl.typ() == core::CV_8UC1 && i64::from(tmpl.cols()) * i64::from(tmpl.rows()) <= DIRECT_MAX_PIXELS {
         ncc_direct(view, tmpl, result)
     } else {
         imgproc::match_template_def(view, tmpl, result, imgproc::TM_CCOEFF_NORMED)
@@ -159,9 +159,15 @@ pub fn ncc_direct(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat) -> Re
 /// The buffers of [`ncc_direct`], kept between calls (one set a thread).
 #[derive(Default)]
 struct DirectScratch {
-    /// The window's and the template's grey, in 16-bit lanes.
-    wide: Vec<i16>,
-    twide: Vec<i16>,
+    /// The window's grey as pairs of neighbours: `(g[x], g[x + 1])` in the
+    /// two 16-bit halves of one 32-bit word (the low half first), a row of
+    /// `cols + PAIR_PAD` words (zeros past the row) after another.
+    pairs: Vec<i32>,
+    /// The template's grey as pairs `(t[2k], t[2k + 1])` the same way (an odd
+    /// row's last pair ends in 0), a row after another.
+    tpairs: Vec<i32>,
+    /// The cross term of every place.
+    cross: Vec<i32>,
     /// Integral images of the window's grey and its square, one wider and higher.
     sum: Vec<u64>,
     sq: Vec<u64>,
@@ -171,60 +177,188 @@ thread_local! {
     static DIRECT_SCRATCH: std::cell::RefCell<DirectScratch> = std::cell::RefCell::new(DirectScratch::default());
 }
 
+/// Words past each window row of [`DirectScratch::pairs`]: the kernel reads
+/// whole groups of places, up to 32 past the last one.
+const PAIR_PAD: usize = 40;
+
+/// Two 8-bit grey levels in the 16-bit halves of a word, `a` in the low one.
+fn pair(a: u8, b: u8) -> i32 {
+    i32::from(a) | (i32::from(b) << 16)
+}
+
+/// The correlation's inner loop (the cross term Σ template × window at
+/// every place), in a module of its own: the CPU dispatch of
+/// `multiversion` names `core`, which `opencv::core` shadows above.
+///
+/// Places are taken a group at a time, side by side in the lanes of SIMD
+/// registers: for each pair of template taps, the pair broadcast to every
+/// lane is multiplied with the window's pairs under the places and summed
+/// in 32 bits in one instruction (`pmaddwd`, SSE2's and AVX2's). Exact in
+/// integers, so every build and CPU gives the same numbers. With AVX2 (chosen
+/// at run time) 8 places a register, 4 registers a group; without it
+/// (SSE2, which every x86-64 has, or another CPU through `wide`), 4 places
+/// a register, 8 registers a group.
+mod kernel {
+    /// The cross terms of the `rw` × `rh` places into `cross`. `pairs` holds
+    /// the window's pairs, `pcols` words a row (at least the row and
+    /// [`super::PAIR_PAD`]); `tpairs` the template's, `tp` a row, `th` rows.
+    #[multiversion::multiversion(targets("x86_64+avx2"))]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cross_terms(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, rw: usize, rh: usize, cross: &mut [i32]) {
+        #[multiversion::target::target_cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        #[multiversion::inherit_target]
+        #[allow(clippy::too_many_arguments)]
+        fn rows(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, rw: usize, rh: usize, cross: &mut [i32]) {
+            /// Places `x0..x0 + 8 G` of row `ry` (as many as `out` holds).
+            #[multiversion::inherit_target]
+            #[inline]
+            #[allow(clippy::too_many_arguments)]
+            fn group<const G: usize>(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, ry: usize, x0: usize, out: &mut [i32]) {
+                use std::arch::x86_64::{__m256i, _mm256_add_epi32, _mm256_madd_epi16, _mm256_set1_epi32, _mm256_setzero_si256};
+                let load = |s: &[i32]| -> __m256i {
+                    let mut a = [0i32; 8];
+                    a.copy_from_slice(&s[..8]);
+                    bytemuck::cast(a)
+                };
+                let mut acc = [_mm256_setzero_si256(); G];
+                for ty in 0..th {
+                    let wrow = &pairs[(ry + ty) * pcols + x0..][..2 * tp + 8 * G];
+                    for (k, &t) in tpairs[ty * tp..][..tp].iter().enumerate() {
+                        let taps = _mm256_set1_epi32(t);
+                        let under = &wrow[2 * k..2 * k + 8 * G];
+                        for (g, a) in acc.iter_mut().enumerate() {
+                            *a = _mm256_add_epi32(*a, _mm256_madd_epi16(load(&under[8 * g..]), taps));
+                        }
+                    }
+                }
+                for (chunk, a) in out.chunks_mut(8).zip(acc) {
+                    let lanes: [i32; 8] = bytemuck::cast(a);
+                    chunk.copy_from_slice(&lanes[..chunk.len()]);
+                }
+            }
+            for (ry, row) in cross.chunks_exact_mut(rw).take(rh).enumerate() {
+                for x0 in (0..rw).step_by(32) {
+                    let out = &mut row[x0..(x0 + 32).min(rw)];
+                    match out.len().div_ceil(8) {
+                        1 => group::<1>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                        2 => group::<2>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                        3 => group::<3>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                        _ => group::<4>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                    }
+                }
+            }
+        }
+        #[multiversion::target::target_cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        #[allow(clippy::too_many_arguments)]
+        fn rows(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, rw: usize, rh: usize, cross: &mut [i32]) {
+            portable(pairs, pcols, tpairs, tp, th, rw, rh, cross);
+        }
+        rows(pairs, pcols, tpairs, tp, th, rw, rh, cross);
+    }
+
+    /// [`cross_terms`] in 128-bit registers (`wide`: SSE2 on x86-64, NEON
+    /// on ARM, plain code elsewhere).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn portable(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, rw: usize, rh: usize, cross: &mut [i32]) {
+        /// Places `x0..x0 + 4 G` of row `ry` (as many as `out` holds).
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        fn group<const G: usize>(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, ry: usize, x0: usize, out: &mut [i32]) {
+            use wide::{i16x8, i32x4};
+            let load = |s: &[i32]| -> i16x8 {
+                let mut a = [0i32; 4];
+                a.copy_from_slice(&s[..4]);
+                bytemuck::cast(a)
+            };
+            let mut acc = [i32x4::ZERO; G];
+            for ty in 0..th {
+                let wrow = &pairs[(ry + ty) * pcols + x0..][..2 * tp + 4 * G];
+                for (k, &t) in tpairs[ty * tp..][..tp].iter().enumerate() {
+                    let taps: i16x8 = bytemuck::cast(i32x4::splat(t));
+                    let under = &wrow[2 * k..2 * k + 4 * G];
+                    for (g, a) in acc.iter_mut().enumerate() {
+                        *a += load(&under[4 * g..]).dot(taps);
+                    }
+                }
+            }
+            for (chunk, a) in out.chunks_mut(4).zip(acc) {
+                chunk.copy_from_slice(&a.to_array()[..chunk.len()]);
+            }
+        }
+        for (ry, row) in cross.chunks_exact_mut(rw).take(rh).enumerate() {
+            for x0 in (0..rw).step_by(32) {
+                let out = &mut row[x0..(x0 + 32).min(rw)];
+                match out.len().div_ceil(4) {
+                    1 => group::<1>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                    2 => group::<2>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                    3 => group::<3>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                    4 => group::<4>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                    5 => group::<5>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                    6 => group::<6>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                    7 => group::<7>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                    _ => group::<8>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                }
+            }
+        }
+    }
+}
+
 fn direct_into(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat, scratch: &mut DirectScratch) -> Result<(), opencv::Error> {
     let (tw, th) = (tmpl.cols() as usize, tmpl.rows() as usize);
     let (cols, rows) = (view.cols() as usize, view.rows() as usize);
-    let DirectScratch { wide, twide, sum, sq } = scratch;
-    twide.clear();
+    let (rw, rh) = (cols - tw + 1, rows - th + 1);
+    let DirectScratch { pairs, tpairs, cross, sum, sq } = scratch;
+    let tp = tw.div_ceil(2);
+    tpairs.clear();
+    let (mut st, mut stt) = (0.0f64, 0.0f64);
     for y in 0..tmpl.rows() {
-        twide.extend(tmpl.at_row::<u8>(y)?[..tw].iter().map(|&v| i16::from(v)));
+        let row = &tmpl.at_row::<u8>(y)?[..tw];
+        tpairs.extend(row.chunks(2).map(|p| pair(p[0], p.get(1).copied().unwrap_or(0))));
+        for &v in row {
+            st += f64::from(v);
+            stt += f64::from(v) * f64::from(v);
+        }
     }
     let n = (tw * th) as f64;
-    let st: f64 = twide.iter().map(|&v| f64::from(v)).sum();
-    let stt: f64 = twide.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
     let var_t = stt - st * st / n;
     if var_t < f64::EPSILON {
         // A flat template matches everywhere alike: OpenCV gives 1.
         result.set_to_def(&core::Scalar::all(1.0))?;
         return Ok(());
     }
-    wide.clear();
-    for y in 0..view.rows() {
-        wide.extend(view.at_row::<u8>(y)?[..cols].iter().map(|&v| i16::from(v)));
-    }
-    // Sums of the window's grey and its square over every place.
+    // The window in pairs, and the sums of its grey and its square over
+    // every place.
+    let pcols = cols + PAIR_PAD;
+    pairs.clear();
+    pairs.resize(pcols * rows, 0);
     let vw = cols + 1;
     sum.clear();
     sum.resize(vw * (rows + 1), 0);
     sq.clear();
     sq.resize(vw * (rows + 1), 0);
     for y in 0..rows {
+        let row = &view.at_row::<u8>(y as i32)?[..cols];
         let (mut s1, mut s2) = (0u64, 0u64);
-        for x in 0..cols {
-            let v = wide[y * cols + x].unsigned_abs();
+        for (x, (p, &v)) in pairs[y * pcols..].iter_mut().zip(row).enumerate() {
+            *p = pair(v, row.get(x + 1).copied().unwrap_or(0));
             s1 += u64::from(v);
             s2 += u64::from(v) * u64::from(v);
             sum[(y + 1) * vw + x + 1] = sum[y * vw + x + 1] + s1;
             sq[(y + 1) * vw + x + 1] = sq[y * vw + x + 1] + s2;
         }
     }
+    cross.clear();
+    cross.resize(rw * rh, 0);
+    kernel::cross_terms(pairs, pcols, tpairs, tp, th, rw, rh, cross);
     let rect = |a: &[u64], x: usize, y: usize| a[(y + th) * vw + x + tw] + a[y * vw + x] - a[y * vw + x + tw] - a[(y + th) * vw + x];
-    for (ry, y) in (0..result.rows()).enumerate() {
-        let out = result.at_row_mut::<f32>(y)?;
-        for (rx, o) in out.iter_mut().enumerate() {
-            // The products in 16-bit lanes, each row's sum in 32 bits (SSE2's
-            // pmaddwd, which every x86-64 has), the whole in 64.
-            let mut sit = 0i64;
-            for (ty, trow) in twide.chunks_exact(tw).enumerate() {
-                let start = (ry + ty) * cols + rx;
-                let irow = &wide[start..start + tw];
-                sit += i64::from(irow.iter().zip(trow).map(|(&i, &t)| i32::from(i) * i32::from(t)).sum::<i32>());
-            }
+    for (ry, sits) in cross.chunks_exact(rw).enumerate() {
+        let out = result.at_row_mut::<f32>(ry as i32)?;
+        for (rx, (o, &sit)) in out.iter_mut().zip(sits).enumerate() {
             let (si, sii) = (rect(sum, rx, ry) as f64, rect(sq, rx, ry) as f64);
             // As OpenCV does: a place with next to no spread scores 0, and
             // rounding past ±1 is ±1.
             let var_i = (sii - si * si / n).max(0.0);
-            let cov = sit as f64 - si * st / n;
+            let cov = f64::from(sit) - si * st / n;
             let den = if var_i <= (10.0 * f64::from(f32::EPSILON) * sii).min(0.5) { 0.0 } else { (var_i * var_t).sqrt() };
             *o = if cov.abs() < den {
                 (cov / den) as f32
