@@ -121,10 +121,7 @@ fn paint_eye(img: &mut Mat, eye: Point, half_w: f64, half_h: f64, layers: impl F
                 let mut v = f64::from(px[c]);
                 v = v * (1.0 - under_a) + under[c] * under_a;
                 v = v * (1.0 - over_a) + over[c] * over_a;
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                {
-                    px[c] = v.round().clamp(0.0, 255.0) as u8;
-                }
+                px[c] = super::grey_u8(v);
             }
         }
     }

@@ -825,9 +825,7 @@ impl Generator {
                 let (fx, fy) = (f64::from(x), f64::from(y));
                 let v = c.grey + scale * waves.iter().map(|(kx, ky, ph)| (kx * fx + ky * fy + ph).sin()).sum::<f64>();
                 let at = y as usize * step + x as usize * ch as usize;
-                for b in &mut data[at..at + ch as usize] {
-                    *b = v.round().clamp(0.0, 255.0) as u8;
-                }
+                data[at..at + ch as usize].fill(grey_u8(v));
             }
         }
         Ok(())
@@ -841,13 +839,27 @@ impl Generator {
         let data = img.data_bytes_mut()?;
         for v in data.iter_mut() {
             let n = if sigma > 0.0 { self.noise_rng.gauss_fast() * sigma } else { 0.0 };
-            let x = f64::from(*v) * gain + bias + n;
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            {
-                *v = x.round().clamp(0.0, 255.0) as u8;
-            }
+            *v = grey_u8(f64::from(*v) * gain + bias + n);
         }
         Ok(())
+    }
+}
+
+/// A grey level rounded to the nearest (halves away from zero) and clamped
+/// to 0..=255: exactly `x.round().clamp(0.0, 255.0) as u8`, NaN giving 0,
+/// without the call into libm that `round` is where SSE4.1 is not assumed
+/// (a tenth of the time of generating a frame went there).
+#[inline]
+pub(crate) fn grey_u8(x: f64) -> u8 {
+    if x.is_nan() || x <= 0.0 {
+        0
+    } else if x >= 255.0 {
+        255
+    } else {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let whole = x as u8;
+        // Exact: x and its whole part are within 2⁸ of each other.
+        whole + u8::from(x - f64::from(whole) >= 0.5)
     }
 }
 
@@ -979,6 +991,24 @@ pub(crate) fn gray_frame(g: &mut Generator, i: usize) -> (Mat, LabelRow) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cheap rounding gives what `round` and `clamp` give, at every
+    /// half, just beside it, far out and for NaN and the infinities.
+    #[test]
+    fn grey_u8_rounds_as_round_and_clamp_do() {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let reference = |x: f64| x.round().clamp(0.0, 255.0) as u8;
+        let mut xs = vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, -0.5, 0.5, 254.5, 254.49999999999997, 255.0, 255.5, 1e300, -1e300];
+        let mut rng = rng::Rng::new(3);
+        for k in -2000..2000 {
+            let x = f64::from(k) / 8.0;
+            xs.extend([x, x.next_up(), x.next_down()]);
+            xs.push(rng.uniform(-20.0, 280.0));
+        }
+        for x in xs {
+            assert_eq!(grey_u8(x), reference(x), "at {x:e}");
+        }
+    }
 
     /// Glasses draw a dark rim round each eye (above and below it, not on
     /// it) and change no label.
