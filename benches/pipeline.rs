@@ -56,8 +56,9 @@ fn benches(c: &mut Criterion) {
         b.iter(|| ncc::search(&clip[21].gray, &tmpl, eye, 10, 8, &mut buf).expect("search"));
     });
 
-    // The correlation at the eye state's sizes, direct and through OpenCV's
-    // DFT (`ncc::search` takes the direct one up to `DIRECT_MAX_WORK`).
+    // The correlation at the eye state's sizes and the feature's (31×31,
+    // ±21 px at 640×480), direct (what `ncc::search` takes) and through
+    // OpenCV's DFT, for comparison.
     for (tw, th, r) in [(22, 12, 3), (48, 24, 5), (35, 23, 10), (31, 31, 21)] {
         let mut t = Mat::default();
         assert!(ncc::extract(&clip[20].gray, eye, tw, th, &mut t).expect("extract"));

@@ -428,6 +428,41 @@ mod tests {
         assert!(search(&a, &t, [-100.0, -100.0], 5, 5, &mut buf).expect("search").is_none());
     }
 
+    /// Both kernels (AVX2 where the CPU has it, and the portable one every
+    /// machine can run) give the exact cross terms of a plain sum, for odd
+    /// and even template widths and rows of places that fill no register
+    /// group exactly (1 to 70 places).
+    #[test]
+    fn both_kernels_give_the_exact_cross_terms() {
+        let mut rng = crate::lab::synth::Rng::new(11);
+        for (tw, th, rw, rh) in [(1, 1, 1, 1), (5, 3, 7, 2), (22, 12, 7, 7), (35, 23, 21, 17), (31, 31, 43, 43), (8, 4, 70, 3), (41, 17, 9, 23), (2, 9, 33, 5)] {
+            let (cols, rows) = (tw + rw - 1, th + rh - 1);
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let grey = |rng: &mut crate::lab::synth::Rng, n: usize| -> Vec<u8> { (0..n).map(|_| rng.uniform(0.0, 256.0) as u8).collect() };
+            let (img, t) = (grey(&mut rng, cols * rows), grey(&mut rng, tw * th));
+            let tp = tw.div_ceil(2);
+            let tpairs: Vec<i32> = t.chunks(tw).flat_map(|row| row.chunks(2).map(|p| pair(p[0], p.get(1).copied().unwrap_or(0))).collect::<Vec<_>>()).collect();
+            let pcols = cols + PAIR_PAD;
+            let mut pairs = vec![0i32; pcols * rows];
+            for y in 0..rows {
+                for x in 0..cols {
+                    pairs[y * pcols + x] = pair(img[y * cols + x], if x + 1 < cols { img[y * cols + x + 1] } else { 0 });
+                }
+            }
+            let mut plain = vec![0i32; rw * rh];
+            for ry in 0..rh {
+                for rx in 0..rw {
+                    plain[ry * rw + rx] = (0..th).flat_map(|ty| (0..tw).map(move |tx| (ty, tx))).map(|(ty, tx)| i32::from(t[ty * tw + tx]) * i32::from(img[(ry + ty) * cols + rx + tx])).sum();
+                }
+            }
+            let (mut dispatched, mut portable) = (vec![0i32; rw * rh], vec![0i32; rw * rh]);
+            kernel::cross_terms(&pairs, pcols, &tpairs, tp, th, rw, rh, &mut dispatched);
+            kernel::portable(&pairs, pcols, &tpairs, tp, th, rw, rh, &mut portable);
+            assert_eq!(dispatched, plain, "{tw}x{th}, {rw}x{rh} places: the dispatched kernel");
+            assert_eq!(portable, plain, "{tw}x{th}, {rw}x{rh} places: the portable kernel");
+        }
+    }
+
     /// The direct correlation gives OpenCV's numbers, on a face-like blob,
     /// on noise, and where the window or the template is flat.
     #[test]
