@@ -169,8 +169,8 @@ struct DirectScratch {
     /// The cross term of every place.
     cross: Vec<i32>,
     /// Integral images of the window's grey and its square, one wider and higher.
-    sum: Vec<u64>,
-    sq: Vec<u64>,
+    sum: Vec<f64>,
+    sq: Vec<f64>,
 }
 
 thread_local! {
@@ -256,6 +256,30 @@ mod kernel {
         rows(pairs, pcols, tpairs, tp, th, rw, rh, cross);
     }
 
+    /// The coefficient at each place of a row from its cross term `sits`:
+    /// `sum` and `sq` are the integral images' rows above and below the
+    /// places (of the window's grey and its square), `tw` the template's
+    /// width. As OpenCV does: a place with next to no spread scores 0, and
+    /// rounding past ±1 is ±1. The same IEEE operations at every target
+    /// (AVX2 four places at a time), so the same numbers.
+    #[multiversion::multiversion(targets("x86_64+avx2"))]
+    pub(super) fn normalize(sum: [&[f64]; 2], sq: [&[f64]; 2], tw: usize, sits: &[i32], t: super::TemplateStats, out: &mut [f32]) {
+        let rect = |[top, bottom]: [&[f64]; 2], x: usize| bottom[x + tw] + top[x] - top[x + tw] - bottom[x];
+        for (rx, (o, &sit)) in out.iter_mut().zip(sits).enumerate() {
+            let (si, sii) = (rect(sum, rx), rect(sq, rx));
+            let var_i = (sii - si * si / t.n).max(0.0);
+            let cov = f64::from(sit) - si * t.st / t.n;
+            let den = if var_i <= (10.0 * f64::from(f32::EPSILON) * sii).min(0.5) { 0.0 } else { (var_i * t.var_t).sqrt() };
+            *o = if cov.abs() < den {
+                (cov / den) as f32
+            } else if cov.abs() < den * 1.125 {
+                cov.signum() as f32
+            } else {
+                0.0
+            };
+        }
+    }
+
     /// [`cross_terms`] in 128-bit registers (`wide`: SSE2 on x86-64, NEON
     /// on ARM, plain code elsewhere).
     #[allow(clippy::too_many_arguments)]
@@ -327,49 +351,52 @@ fn direct_into(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat, scratch:
         return Ok(());
     }
     // The window in pairs, and the sums of its grey and its square over
-    // every place.
+    // every place (integral images, exact in f64: below 2⁵³).
     let pcols = cols + PAIR_PAD;
     pairs.clear();
     pairs.resize(pcols * rows, 0);
     let vw = cols + 1;
     sum.clear();
-    sum.resize(vw * (rows + 1), 0);
+    sum.resize(vw * (rows + 1), 0.0);
     sq.clear();
-    sq.resize(vw * (rows + 1), 0);
+    sq.resize(vw * (rows + 1), 0.0);
     for y in 0..rows {
         let row = &view.at_row::<u8>(y as i32)?[..cols];
-        let (mut s1, mut s2) = (0u64, 0u64);
-        for (x, (p, &v)) in pairs[y * pcols..].iter_mut().zip(row).enumerate() {
-            *p = pair(v, row.get(x + 1).copied().unwrap_or(0));
-            s1 += u64::from(v);
-            s2 += u64::from(v) * u64::from(v);
-            sum[(y + 1) * vw + x + 1] = sum[y * vw + x + 1] + s1;
-            sq[(y + 1) * vw + x + 1] = sq[y * vw + x + 1] + s2;
+        let packed = &mut pairs[y * pcols..][..cols];
+        for (p, two) in packed.iter_mut().zip(row.windows(2)) {
+            *p = pair(two[0], two[1]);
+        }
+        packed[cols - 1] = pair(row[cols - 1], 0);
+        let (above, below) = sum.split_at_mut((y + 1) * vw);
+        let (above_sq, below_sq) = sq.split_at_mut((y + 1) * vw);
+        let (mut s1, mut s2) = (0.0, 0.0);
+        for (x, &v) in row.iter().enumerate() {
+            let v = f64::from(v);
+            s1 += v;
+            s2 += v * v;
+            below[x + 1] = above[y * vw + x + 1] + s1;
+            below_sq[x + 1] = above_sq[y * vw + x + 1] + s2;
         }
     }
     cross.clear();
     cross.resize(rw * rh, 0);
     kernel::cross_terms(pairs, pcols, tpairs, tp, th, rw, rh, cross);
-    let rect = |a: &[u64], x: usize, y: usize| a[(y + th) * vw + x + tw] + a[y * vw + x] - a[y * vw + x + tw] - a[(y + th) * vw + x];
+    let stats = TemplateStats { n, st, var_t };
     for (ry, sits) in cross.chunks_exact(rw).enumerate() {
-        let out = result.at_row_mut::<f32>(ry as i32)?;
-        for (rx, (o, &sit)) in out.iter_mut().zip(sits).enumerate() {
-            let (si, sii) = (rect(sum, rx, ry) as f64, rect(sq, rx, ry) as f64);
-            // As OpenCV does: a place with next to no spread scores 0, and
-            // rounding past ±1 is ±1.
-            let var_i = (sii - si * si / n).max(0.0);
-            let cov = f64::from(sit) - si * st / n;
-            let den = if var_i <= (10.0 * f64::from(f32::EPSILON) * sii).min(0.5) { 0.0 } else { (var_i * var_t).sqrt() };
-            *o = if cov.abs() < den {
-                (cov / den) as f32
-            } else if cov.abs() < den * 1.125 {
-                cov.signum() as f32
-            } else {
-                0.0
-            };
-        }
+        let (top, bottom) = (ry * vw..(ry + 1) * vw, (ry + th) * vw..(ry + th + 1) * vw);
+        let (sums, squares) = ([&sum[top.clone()], &sum[bottom.clone()]], [&sq[top], &sq[bottom]]);
+        kernel::normalize(sums, squares, tw, sits, stats, result.at_row_mut::<f32>(ry as i32)?);
     }
     Ok(())
+}
+
+/// What [`kernel::normalize`] needs of the template: its pixel count, the
+/// sum of its grey and that grey's variance times the count.
+#[derive(Clone, Copy)]
+struct TemplateStats {
+    n: f64,
+    st: f64,
+    var_t: f64,
 }
 
 /// Normalized correlation of two patches of the same size.
