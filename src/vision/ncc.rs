@@ -98,8 +98,11 @@ pub fn search(img: &Mat, tmpl: &Mat, c: Point, rx: i32, ry: i32, result: &mut Ma
         return Ok(None);
     }
     let win = Rect::new(x0, y0, x1 - x0, y1 - y0);
-    let view = Mat::roi(img, win)?;
-    match_into(&view, tmpl, result)?;
+    if direct_fits(img, tmpl) {
+        direct(&GreyRows::of_window(img, win)?, tmpl, result)?;
+    } else {
+        imgproc::match_template_def(&Mat::roi(img, win)?, tmpl, result, imgproc::TM_CCOEFF_NORMED)?;
+    }
     let mut best = 0.0;
     let mut loc = core::Point::default();
     core::min_max_loc(result, None, Some(&mut best), None, Some(&mut loc), &core::no_array())?;
@@ -127,11 +130,62 @@ const DIRECT_MAX_PIXELS: i64 = 33_000;
 /// through OpenCV. Measured (`cargo bench --bench pipeline -- ncc_`, see
 /// `docs/performance.md`), the direct sums cost less than OpenCV's DFT at
 /// every size tracking searches.
-fn match_into(view: &(impl MatTraitConst + opencv::core::ToInputArray), tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
-    if view.typ() == core::CV_8UC1 && tmpl.typ() == core::CV_8UC1 && i64::from(tmpl.cols()) * i64::from(tmpl.rows()) <= DIRECT_MAX_PIXELS {
+fn match_into(view: &Mat, tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
+    if direct_fits(view, tmpl) {
         ncc_direct(view, tmpl, result)
     } else {
         imgproc::match_template_def(view, tmpl, result, imgproc::TM_CCOEFF_NORMED)
+    }
+}
+
+/// Whether the direct correlation takes `tmpl` in `img`: both 8-bit grey,
+/// the template up to `DIRECT_MAX_PIXELS`.
+fn direct_fits(img: &impl MatTraitConst, tmpl: &Mat) -> bool {
+    img.typ() == core::CV_8UC1 && tmpl.typ() == core::CV_8UC1 && i64::from(tmpl.cols()) * i64::from(tmpl.rows()) <= DIRECT_MAX_PIXELS
+}
+
+/// The rows of an 8-bit grey image, or of a window of it: one slice of the
+/// whole when it is continuous (one call into OpenCV, not one a row, which
+/// cost more than the correlation itself for small windows), else row by row.
+enum GreyRows<'a> {
+    Whole { data: &'a [u8], step: usize, x: usize, y: usize, cols: usize, rows: usize },
+    Each(Vec<&'a [u8]>),
+}
+
+impl<'a> GreyRows<'a> {
+    fn of(m: &'a impl MatTraitConst) -> Result<Self, opencv::Error> {
+        Self::of_window(m, Rect::new(0, 0, m.cols(), m.rows()))
+    }
+
+    /// The rows of `win` (inside `m`).
+    fn of_window(m: &'a impl MatTraitConst, win: Rect) -> Result<Self, opencv::Error> {
+        let (x, y, cols, rows) = (win.x as usize, win.y as usize, win.width as usize, win.height as usize);
+        if m.is_continuous() {
+            Ok(Self::Whole { data: m.data_bytes()?, step: m.cols() as usize, x, y, cols, rows })
+        } else {
+            (0..rows).map(|r| m.at_row::<u8>((y + r) as i32).map(|row| &row[x..x + cols])).collect::<Result<_, _>>().map(Self::Each)
+        }
+    }
+
+    fn cols(&self) -> usize {
+        match self {
+            Self::Whole { cols, .. } => *cols,
+            Self::Each(rows) => rows.first().map_or(0, |r| r.len()),
+        }
+    }
+
+    fn rows(&self) -> usize {
+        match self {
+            Self::Whole { rows, .. } => *rows,
+            Self::Each(rows) => rows.len(),
+        }
+    }
+
+    fn row(&self, r: usize) -> &'a [u8] {
+        match self {
+            Self::Whole { data, step, x, y, cols, .. } => &data[(y + r) * step + x..][..*cols],
+            Self::Each(rows) => rows[r],
+        }
     }
 }
 
@@ -145,12 +199,16 @@ fn match_into(view: &(impl MatTraitConst + opencv::core::ToInputArray), tmpl: &M
 /// # Errors
 /// OpenCV failures.
 pub fn ncc_direct(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
+    direct(&GreyRows::of(view)?, tmpl, result)
+}
+
+fn direct(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
     let (tw, th) = (tmpl.cols(), tmpl.rows());
-    let (rw, rh) = (view.cols() - tw + 1, view.rows() - th + 1);
+    let (rw, rh) = (view.cols() as i32 - tw + 1, view.rows() as i32 - th + 1);
     if rw <= 0 || rh <= 0 || tw <= 0 || th <= 0 {
         return Err(opencv::Error::new(core::StsBadSize, "the template is larger than the window"));
     }
-    if result.rows() != rh || result.cols() != rw || result.typ() != core::CV_32F {
+    if result.rows() != rh || result.cols() != rw || result.typ() != core::CV_32F || !result.is_continuous() {
         *result = Mat::new_rows_cols_with_default(rh, rw, core::CV_32F, core::Scalar::all(0.0))?;
     }
     DIRECT_SCRATCH.with_borrow_mut(|scratch| direct_into(view, tmpl, result, scratch))
@@ -327,16 +385,17 @@ mod kernel {
     }
 }
 
-fn direct_into(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat, scratch: &mut DirectScratch) -> Result<(), opencv::Error> {
+fn direct_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: &mut DirectScratch) -> Result<(), opencv::Error> {
     let (tw, th) = (tmpl.cols() as usize, tmpl.rows() as usize);
-    let (cols, rows) = (view.cols() as usize, view.rows() as usize);
+    let (cols, rows) = (view.cols(), view.rows());
+    let tmpl = GreyRows::of(tmpl)?;
     let (rw, rh) = (cols - tw + 1, rows - th + 1);
     let DirectScratch { pairs, tpairs, cross, sum, sq } = scratch;
     let tp = tw.div_ceil(2);
     tpairs.clear();
     let (mut st, mut stt) = (0.0f64, 0.0f64);
-    for y in 0..tmpl.rows() {
-        let row = &tmpl.at_row::<u8>(y)?[..tw];
+    for y in 0..th {
+        let row = tmpl.row(y);
         tpairs.extend(row.chunks(2).map(|p| pair(p[0], p.get(1).copied().unwrap_or(0))));
         for &v in row {
             st += f64::from(v);
@@ -352,16 +411,19 @@ fn direct_into(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat, scratch:
     }
     // The window in pairs, and the sums of its grey and its square over
     // every place (integral images, exact in f64: below 2⁵³).
+    // (Every buffer is only grown: what a window reads is written below, and
+    // zeroing them whole was a twentieth of a replay's instructions. The
+    // pairs past a row are read only for places past the last one, whose
+    // sums are not kept.)
     let pcols = cols + PAIR_PAD;
-    pairs.clear();
-    pairs.resize(pcols * rows, 0);
+    grow(pairs, pcols * rows, 0);
     let vw = cols + 1;
-    sum.clear();
-    sum.resize(vw * (rows + 1), 0.0);
-    sq.clear();
-    sq.resize(vw * (rows + 1), 0.0);
+    grow(sum, vw * (rows + 1), 0.0);
+    grow(sq, vw * (rows + 1), 0.0);
+    sum[..vw].fill(0.0);
+    sq[..vw].fill(0.0);
     for y in 0..rows {
-        let row = &view.at_row::<u8>(y as i32)?[..cols];
+        let row = view.row(y);
         let packed = &mut pairs[y * pcols..][..cols];
         for (p, two) in packed.iter_mut().zip(row.windows(2)) {
             *p = pair(two[0], two[1]);
@@ -369,6 +431,7 @@ fn direct_into(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat, scratch:
         packed[cols - 1] = pair(row[cols - 1], 0);
         let (above, below) = sum.split_at_mut((y + 1) * vw);
         let (above_sq, below_sq) = sq.split_at_mut((y + 1) * vw);
+        (below[0], below_sq[0]) = (0.0, 0.0);
         let (mut s1, mut s2) = (0.0, 0.0);
         for (x, &v) in row.iter().enumerate() {
             let v = f64::from(v);
@@ -378,16 +441,23 @@ fn direct_into(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat, scratch:
             below_sq[x + 1] = above_sq[y * vw + x + 1] + s2;
         }
     }
-    cross.clear();
-    cross.resize(rw * rh, 0);
+    grow(cross, rw * rh, 0);
+    let cross = &mut cross[..rw * rh];
     kernel::cross_terms(pairs, pcols, tpairs, tp, th, rw, rh, cross);
     let stats = TemplateStats { n, st, var_t };
-    for (ry, sits) in cross.chunks_exact(rw).enumerate() {
+    for (ry, (sits, out)) in cross.chunks_exact(rw).zip(result.data_typed_mut::<f32>()?.chunks_exact_mut(rw)).enumerate() {
         let (top, bottom) = (ry * vw..(ry + 1) * vw, (ry + th) * vw..(ry + th + 1) * vw);
         let (sums, squares) = ([&sum[top.clone()], &sum[bottom.clone()]], [&sq[top], &sq[bottom]]);
-        kernel::normalize(sums, squares, tw, sits, stats, result.at_row_mut::<f32>(ry as i32)?);
+        kernel::normalize(sums, squares, tw, sits, stats, out);
     }
     Ok(())
+}
+
+/// Makes `v` at least `len` long (what it held stays).
+fn grow<T: Copy>(v: &mut Vec<T>, len: usize, fill: T) {
+    if v.len() < len {
+        v.resize(len, fill);
+    }
 }
 
 /// What [`kernel::normalize`] needs of the template: its pixel count, the

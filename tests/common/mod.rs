@@ -1,19 +1,16 @@
-//! What the tests on a real X display share: a private Xvfb (one at a
-//! time in each test binary), a profile to start with, the `facemouse`
-//! binary on that display, and xdotool.
+//! What the tests on a real X display share: a private Xvfb for each test
+//! (on a display number the server picks itself, so tests run side by
+//! side), a profile to start with, the `facemouse` binary on that display,
+//! and xdotool.
 #![allow(dead_code)]
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The tests of a binary share one X display number range: they run one at a time.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 pub struct Xvfb {
     child: Child,
     pub display: String,
-    _serial: std::sync::MutexGuard<'static, ()>,
 }
 
 impl Drop for Xvfb {
@@ -30,16 +27,6 @@ impl Drop for Xvfb {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-/// Whether display `num` is in use: a lock file whose process still runs
-/// (a stale lock, left by a killed server, does not count).
-pub fn display_in_use(num: usize) -> bool {
-    let lock = format!("/tmp/.X{num}-lock");
-    match std::fs::read_to_string(&lock) {
-        Ok(text) => text.trim().parse::<u32>().map_or(true, |pid| Path::new(&format!("/proc/{pid}")).exists()),
-        Err(_) => Path::new(&format!("/tmp/.X11-unix/X{num}")).exists() && Path::new(&lock).exists(),
     }
 }
 
@@ -64,41 +51,42 @@ pub fn xvfb() -> Option<Xvfb> {
 }
 
 /// Starts a private X server with a screen of `geometry` (`WxHxDEPTH`).
+/// The server picks a free display number itself and writes it on its
+/// standard output (`-displayfd`): two tests, or two test binaries, never
+/// get the same display, and no lock file is raced for.
 pub fn xvfb_with(geometry: &str) -> Option<Xvfb> {
-    let serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    for n in 0..20 {
-        let num = 70 + (std::process::id() as usize + n) % 100;
-        if display_in_use(num) {
-            continue;
-        }
-        // A stale lock (its server is gone) would stop Xvfb from starting here.
-        let _ = std::fs::remove_file(format!("/tmp/.X{num}-lock"));
-        let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{num}"));
-        let Ok(mut child) = Command::new("Xvfb")
-            .arg(format!(":{num}"))
-            .args(["-screen", "0", geometry, "-noreset", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-        else {
-            eprintln!("skipped: Xvfb is not installed (make test installs it)");
-            return None;
-        };
-        let display = format!(":{num}");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if matches!(child.try_wait(), Ok(Some(_))) {
-                break; // the display was taken after all: try the next one
-            }
-            if x11rb::connect(Some(&display)).is_ok() {
-                return Some(Xvfb { child, display, _serial: serial });
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+    use std::io::BufRead;
+    let Ok(mut child) = Command::new("Xvfb")
+        .args(["-displayfd", "1", "-screen", "0", geometry, "-noreset", "-nolisten", "tcp"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        eprintln!("skipped: Xvfb is not installed (make test installs it)");
+        return None;
+    };
+    let mut line = String::new();
+    let read = child.stdout.take().map(|out| std::io::BufReader::new(out).read_line(&mut line));
+    let Some(num) = read.and_then(Result::ok).and_then(|_| line.trim().parse::<u32>().ok()) else {
         let _ = child.kill();
         let _ = child.wait();
+        eprintln!("skipped: Xvfb did not start (it gave no display number)");
+        return None;
+    };
+    let display = format!(":{num}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        if x11rb::connect(Some(&display)).is_ok() {
+            return Some(Xvfb { child, display });
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
-    eprintln!("skipped: Xvfb did not start on any free display");
+    let _ = child.kill();
+    let _ = child.wait();
+    eprintln!("skipped: Xvfb on {display} did not answer");
     None
 }
 
