@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Every test, as `make test` runs them: built once, then run in three groups
+# Every test, as `make test` runs them: built once, then run in four groups
 # at the same time, so that the tests that wait on a real X display (dwell,
 # restarts, signals: mostly sleeping) do not wait for each other or for the
 # tests that work the CPU. Each group's output is printed whole when it ends;
 # the exit status is non-zero when any group failed.
 #
-# Groups: the hands-free tests with the window tests, the desktop tests, and
-# everything else (unit tests, doc tests and every other file in tests/, found
-# by name, so a new test file is never left out). The X tests of one binary
-# share a lock (tests/common); each binary picks its own display number.
+# Groups: the hands-free tests with the window tests, the desktop tests, the
+# generated-video tests (tests/vision.rs) with the unit and doc tests, and
+# every other file in tests/ (found by name, so a new test file is never left
+# out). Each X test has an Xvfb of its own, on a display number the server
+# picks (tests/common), so the X tests of a binary run side by side too.
 #
 # Usage: scripts/test.sh [CARGO]   (CARGO defaults to cargo)
 set -uo pipefail
@@ -19,10 +20,11 @@ cd "$(dirname "$0")/.."
 
 gui_a=(handsfree window)
 gui_b=(desktop)
+cpu=(vision)
 rest=()
 for f in tests/*.rs; do
     name=$(basename "$f" .rs)
-    case " ${gui_a[*]} ${gui_b[*]} " in
+    case " ${gui_a[*]} ${gui_b[*]} ${cpu[*]} " in
         *" $name "*) ;;
         *) rest+=("$name") ;;
     esac
@@ -44,13 +46,15 @@ group() {
 mapfile -t a < <(targets "${gui_a[@]}")
 mapfile -t b < <(targets "${gui_b[@]}")
 mapfile -t c < <(targets "${rest[@]}")
+mapfile -t v < <(targets "${cpu[@]}")
 group x-display-handsfree "$cargo" test --release "${a[@]}" &
 group x-display-desktop "$cargo" test --release "${b[@]}" &
-group rest bash -c '"$0" test --release --lib --bins "${@}" && "$0" test --release --doc' "$cargo" "${c[@]}" &
+group vision-unit bash -c '"$0" test --release --lib --bins "${@}" && "$0" test --release --doc' "$cargo" "${v[@]}" &
+group rest "$cargo" test --release "${c[@]}" &
 wait
 
 status=0
-for name in rest x-display-desktop x-display-handsfree; do
+for name in vision-unit rest x-display-desktop x-display-handsfree; do
     echo
     echo "======== $name ========"
     cat "$logs/$name.log"
@@ -58,7 +62,7 @@ for name in rest x-display-desktop x-display-handsfree; do
     [ "$rc" = 0 ] || status=1
 done
 echo
-for name in rest x-display-desktop x-display-handsfree; do
+for name in vision-unit rest x-display-desktop x-display-handsfree; do
     read -r rc secs <"$logs/$name.rc" || { rc=?; secs=?; }
     echo "tests: $name: exit $rc, $secs s"
 done

@@ -421,39 +421,44 @@ fn outputs_never_go_onto_their_input_through_links_or_over_devices() {
 #[cfg(unix)]
 #[test]
 fn a_settings_file_that_is_a_pipe_a_device_or_a_folder_is_named_and_the_defaults_are_used() {
-    for kind in ["fifo", "zero", "folder"] {
-        let config = tempfile::tempdir().expect("tempdir");
-        let dir = config.path().join("profiles/default");
-        std::fs::create_dir_all(&dir).expect("profile");
-        let settings = dir.join("settings.toml");
-        match kind {
-            "fifo" => {
-                if !Command::new("mkfifo").arg(&settings).status().is_ok_and(|s| s.success()) {
-                    continue;
+    // The three kinds side by side: each headless run plays the demo clip in real time.
+    std::thread::scope(|scope| {
+        for kind in ["fifo", "zero", "folder"] {
+            scope.spawn(move || {
+                let config = tempfile::tempdir().expect("tempdir");
+                let dir = config.path().join("profiles/default");
+                std::fs::create_dir_all(&dir).expect("profile");
+                let settings = dir.join("settings.toml");
+                match kind {
+                    "fifo" => {
+                        if !Command::new("mkfifo").arg(&settings).status().is_ok_and(|s| s.success()) {
+                            return;
+                        }
+                    }
+                    "zero" => std::os::unix::fs::symlink("/dev/zero", &settings).expect("link"),
+                    _ => std::fs::create_dir(&settings).expect("mkdir"),
                 }
-            }
-            "zero" => std::os::unix::fs::symlink("/dev/zero", &settings).expect("link"),
-            _ => std::fs::create_dir(&settings).expect("mkdir"),
+                let trace = config.path().join("t.jsonl");
+                let replay = run(bin().arg("replay").arg(demo_dir().join("video.avi")).arg("--trace").arg(&trace).env("FACEMOUSE_CONFIG_DIR", config.path()));
+                let err = String::from_utf8_lossy(&replay.stderr);
+                assert!(replay.status.success(), "{kind}: {err}");
+                assert!(err.contains("settings.toml") && err.contains("not a regular file") && err.contains("using the defaults"), "{kind}: {err}");
+                let headless = run(bin().args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
+                let err = String::from_utf8_lossy(&headless.stderr);
+                assert!(headless.status.success(), "{kind}: {err}");
+                assert!(err.contains("not a regular file") && err.contains("using the defaults"), "{kind}: {err}");
+                assert!(!std::fs::symlink_metadata(&settings).expect("left").file_type().is_file(), "{kind}: left as it was");
+            });
         }
-        let trace = config.path().join("t.jsonl");
-        let replay = run(bin().arg("replay").arg(demo_dir().join("video.avi")).arg("--trace").arg(&trace).env("FACEMOUSE_CONFIG_DIR", config.path()));
-        let err = String::from_utf8_lossy(&replay.stderr);
-        assert!(replay.status.success(), "{kind}: {err}");
-        assert!(err.contains("settings.toml") && err.contains("not a regular file") && err.contains("using the defaults"), "{kind}: {err}");
-        let headless = run(bin().args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path()));
-        let err = String::from_utf8_lossy(&headless.stderr);
-        assert!(headless.status.success(), "{kind}: {err}");
-        assert!(err.contains("not a regular file") && err.contains("using the defaults"), "{kind}: {err}");
-        assert!(!std::fs::symlink_metadata(&settings).expect("left").file_type().is_file(), "{kind}: left as it was");
-    }
+    });
 }
 
 /// Started at login, headless holds the same grace as the window: the demo
 /// clip's raise at 4.2 s clicked at 5.0 s, inside the 10 s grace.
 #[test]
 fn the_grace_after_a_start_at_login_holds_headless_too() {
-    let config = tempfile::tempdir().expect("tempdir");
     let clicks = |autostart: bool| -> Vec<f64> {
+        let config = tempfile::tempdir().expect("tempdir");
         let mut c = bin();
         c.args(["--headless", "--once", "--source"]).arg(demo_dir().join("video.avi")).env("FACEMOUSE_CONFIG_DIR", config.path());
         if autostart {
@@ -467,9 +472,13 @@ fn the_grace_after_a_start_at_login_holds_headless_too() {
             .filter_map(|l| l.split_whitespace().next()?.parse::<f64>().ok())
             .collect()
     };
-    let normal = clicks(false);
+    // Both runs side by side (each plays the demo clip in real time).
+    let (normal, at_login) = std::thread::scope(|scope| {
+        let normal = scope.spawn(|| clicks(false));
+        let at_login = clicks(true);
+        (normal.join().expect("the run without the grace"), at_login)
+    });
     assert!(normal.iter().any(|t| *t < 10.0), "the demo clicks early without the grace: {normal:?}");
-    let at_login = clicks(true);
     assert!(!at_login.is_empty() && at_login.iter().all(|t| *t >= 10.0), "no click in the first 10 s: {at_login:?}");
 }
 
