@@ -163,7 +163,7 @@ impl<'a> GreyRows<'a> {
         if m.is_continuous() {
             Ok(Self::Whole { data: m.data_bytes()?, step: m.cols() as usize, x, y, cols, rows })
         } else {
-            (0..rows).map(|r| m.at_row::<u8>((y + r) as i32).map(|row| &row[x..x + cols])).collect::<Result<_, _>>().map(Self::Each)
+            (win.y..win.y + win.height).map(|r| m.at_row::<u8>(r).map(|row| &row[x..x + cols])).collect::<Result<_, _>>().map(Self::Each)
         }
     }
 
@@ -204,7 +204,9 @@ pub fn ncc_direct(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat) -> Re
 
 fn direct(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
     let (tw, th) = (tmpl.cols(), tmpl.rows());
-    let (rw, rh) = (view.cols() as i32 - tw + 1, view.rows() as i32 - th + 1);
+    // (The window's size came from OpenCV's, in i32.)
+    let (cols, rows) = (i32::try_from(view.cols()).unwrap_or(i32::MAX), i32::try_from(view.rows()).unwrap_or(i32::MAX));
+    let (rw, rh) = (cols - tw + 1, rows - th + 1);
     if rw <= 0 || rh <= 0 || tw <= 0 || th <= 0 {
         return Err(opencv::Error::new(core::StsBadSize, "the template is larger than the window"));
     }

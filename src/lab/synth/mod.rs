@@ -998,7 +998,7 @@ mod tests {
     fn grey_u8_rounds_as_round_and_clamp_do() {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let reference = |x: f64| x.round().clamp(0.0, 255.0) as u8;
-        let mut xs = vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, -0.5, 0.5, 254.5, 254.49999999999997, 255.0, 255.5, 1e300, -1e300];
+        let mut xs = vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, -0.5, 0.5, 254.5, 254.499_999_999_999_97, 255.0, 255.5, 1e300, -1e300];
         let mut rng = rng::Rng::new(3);
         for k in -2000..2000 {
             let x = f64::from(k) / 8.0;
