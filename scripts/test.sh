@@ -6,7 +6,7 @@
 # the exit status is non-zero when any group failed.
 #
 # Groups: the hands-free tests with the window tests, the desktop tests, the
-# generated-video tests (tests/vision.rs) with the unit and doc tests, and
+# generated-video tests (tests/vision.rs), and the unit and doc tests with
 # every other file in tests/ (found by name, so a new test file is never left
 # out). Each X test has an Xvfb of its own, on a display number the server
 # picks (tests/common), so the X tests of a binary run side by side too.
@@ -49,12 +49,12 @@ mapfile -t c < <(targets "${rest[@]}")
 mapfile -t v < <(targets "${cpu[@]}")
 group x-display-handsfree "$cargo" test --release "${a[@]}" &
 group x-display-desktop "$cargo" test --release "${b[@]}" &
-group vision-unit bash -c '"$0" test --release --lib --bins "${@}" && "$0" test --release --doc' "$cargo" "${v[@]}" &
-group rest "$cargo" test --release "${c[@]}" &
+group vision "$cargo" test --release "${v[@]}" &
+group rest bash -c '"$0" test --release --lib --bins "${@}" && "$0" test --release --doc' "$cargo" "${c[@]}" &
 wait
 
 status=0
-for name in vision-unit rest x-display-desktop x-display-handsfree; do
+for name in vision rest x-display-desktop x-display-handsfree; do
     echo
     echo "======== $name ========"
     cat "$logs/$name.log"
@@ -62,7 +62,7 @@ for name in vision-unit rest x-display-desktop x-display-handsfree; do
     [ "$rc" = 0 ] || status=1
 done
 echo
-for name in vision-unit rest x-display-desktop x-display-handsfree; do
+for name in vision rest x-display-desktop x-display-handsfree; do
     read -r rc secs <"$logs/$name.rc" || { rc=?; secs=?; }
     echo "tests: $name: exit $rc, $secs s"
 done

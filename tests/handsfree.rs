@@ -450,11 +450,14 @@ fn line_near(x: &Xvfb, conn: &impl Connection, title: &str, vertical: bool, targ
 /// Point scanning by the switch alone (F12 bound to it), as a switch user
 /// watches the lines: a press starts it, a press as the line across comes
 /// to the target stops it, a press as the line down comes there clicks,
-/// on the application under the lines (they take no clicks).
+/// on the application under the lines (they take no clicks). The lines
+/// sweep the screen in 8 s: the test's own press comes a while after it saw
+/// the line (an xdotool started under the load of the other tests), and at
+/// 4 s a sweep (320 px a second) 130 ms of that once put the click 42 px on.
 #[test]
 fn a_point_scanning_click_lands_on_another_application_by_the_switch_alone() {
     use x11rb::protocol::shape::{ConnectionExt as _, SK};
-    let Some((x, wm, tmp, config)) = desk(&settings("[switch]\nexternal_key = \"f12\"\nexternal = \"point_scan\"\npoint_scan_sweep_ms = 4000\n")) else { return };
+    let Some((x, wm, tmp, config)) = desk(&settings("[switch]\nexternal_key = \"f12\"\nexternal = \"point_scan\"\npoint_scan_sweep_ms = 8000\n")) else { return };
     // A face that holds still: the switch needs no head motion.
     let clip_dir = tmp.path().join("clip");
     let seconds = clip(&clip_dir, 40_000.0, &[], 500.0);
@@ -486,7 +489,7 @@ fn a_point_scanning_click_lands_on_another_application_by_the_switch_alone() {
     let ((_, lx), (_, ly)) = (across.unwrap_or_else(|| panic!("the line across never came near x {}: {}", target.0, trace())), down.unwrap_or_else(|| panic!("the line down never came near y {}: {}", target.1, trace())));
     assert_eq!(inputs, vec![0, 0], "the lines take no clicks");
     // One left click, where the lines crossed when pressed (a press reaches
-    // the scan with the next frame: a few pixels on at 320 px a second).
+    // the scan with the next frame: a few pixels on at 160 px a second).
     assert_eq!(buttons.len(), 1, "one click: {buttons:?}; {}", trace());
     let (b, bx, by) = buttons[0];
     assert_eq!(b, 1, "a left click (the dwell clicks nothing, so the scan's click is a left one)");
