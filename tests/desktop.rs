@@ -427,6 +427,13 @@ fn a_second_driver_is_refused_and_a_second_window_gets_the_profile_read_only() {
     let Some(x) = xvfb() else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
     let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    // The first window covers the screen and the recording moves its
+    // pointer: with the usual 1 s dwell, a rest on one of its own controls
+    // once turned "Desktop dwell" on and saved it, and the settings seemed to
+    // have been written by the viewer. The longest dwell outlasts the test.
+    let profile = tmp.path().join("config/profiles/default");
+    std::fs::create_dir_all(&profile).expect("profile");
+    std::fs::write(profile.join("settings.toml"), "[pointer]\ndwell_ms = 10000.0\n").expect("settings");
     let start = || {
         let mut c = facemouse(&x, &tmp.path().join("config"));
         c.arg("--source").arg(&clip);
