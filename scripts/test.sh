@@ -49,8 +49,9 @@ mapfile -t b < <(targets "${gui_b[@]}")
 mapfile -t c < <(targets "${rest[@]}")
 mapfile -t v < <(targets "${cpu[@]}")
 # The hands-free tests play a scripted face against the wall clock: two of
-# them at a time on a loaded machine once started a window so late that a
-# scripted raise fell after the test's end. They run one at a time.
+# them at a time on a loaded machine once saw no click, most likely a
+# window started so late that a scripted raise fell after the test's end.
+# They run one at a time.
 group x-display-handsfree "$cargo" test --release "${a[@]}" -- --test-threads=1 &
 group x-display-desktop "$cargo" test --release "${b[@]}" &
 group vision "$cargo" test --release "${v[@]}" &
