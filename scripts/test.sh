@@ -58,8 +58,9 @@ group vision "$cargo" test --release "${v[@]}" &
 group rest bash -c '"$0" test --release --lib --bins "${@}" && "$0" test --release --doc' "$cargo" "${c[@]}" &
 wait
 
+names=(vision rest x-display-desktop x-display-handsfree)
 status=0
-for name in vision rest x-display-desktop x-display-handsfree; do
+for name in "${names[@]}"; do
     echo
     echo "======== $name ========"
     cat "$logs/$name.log"
@@ -67,7 +68,7 @@ for name in vision rest x-display-desktop x-display-handsfree; do
     [ "$rc" = 0 ] || status=1
 done
 echo
-for name in vision rest x-display-desktop x-display-handsfree; do
+for name in "${names[@]}"; do
     read -r rc secs <"$logs/$name.rc" || { rc=?; secs=?; }
     echo "tests: $name: exit $rc, $secs s"
 done

@@ -431,9 +431,7 @@ fn a_second_driver_is_refused_and_a_second_window_gets_the_profile_read_only() {
     // pointer: with the usual 1 s dwell, a rest on one of its own controls
     // once turned "Desktop dwell" on and saved it, and the settings seemed to
     // have been written by the viewer. The longest dwell outlasts the test.
-    let profile = tmp.path().join("config/profiles/default");
-    std::fs::create_dir_all(&profile).expect("profile");
-    std::fs::write(profile.join("settings.toml"), "[pointer]\ndwell_ms = 10000.0\n").expect("settings");
+    default_profile(&tmp.path().join("config"), "[pointer]\ndwell_ms = 10000.0\n");
     let start = || {
         let mut c = facemouse(&x, &tmp.path().join("config"));
         c.arg("--source").arg(&clip);
