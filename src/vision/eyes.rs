@@ -30,7 +30,7 @@ use opencv::prelude::*;
 use super::ncc;
 use super::params::{
     EARLY_RETURN_SHARE, EARLY_TURN_MS, START_BLINK_MS, START_DEPARTURE, START_NOISE_FACTOR, START_OPENING, LIDS_FELL, LIDS_TAU_MS,
-    ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, HELD_DIP_TURN, EYE_MIN_SPAN, EYE_ON,
+    ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, SHUT_CLOSURE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, HELD_DIP_TURN, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_SPAN_DEPTH_CAP, EYE_WINDOW_MS, EYE_REST_MIN_MS, OPEN_TAU_MS, WINK_AFTER_BOTH_MS, WINK_CLOSED, WINK_FROM_OPEN_MS, WINK_ONSET_MS, WINK_OTHER_MAX,
 };
 use super::stats::{Ema, RobustWindow, alpha};
@@ -80,10 +80,9 @@ impl Look {
 /// the eye to the edge of its alignment and stayed there, 4 pixels off on a
 /// 320×240 face, where a step of the tracked point's rounding made a wink);
 /// for an eye that no longer looks like the look at all (shut), where the
-/// tracker puts it. Returns the departure and where the eye looks most like
-/// the look (or the tracked point, shut). `None` when the eye is off the
+/// tracker puts it. Returns the departure; `None` when the eye is off the
 /// image.
-fn departure(gray: &Mat, look: &Look, eye: Point, (r, tether): (i32, f64), size: (i32, i32), result: &mut Mat, patch: &mut Mat) -> Result<Option<(f64, Point)>, VisionError> {
+fn departure(gray: &Mat, look: &Look, eye: Point, (r, tether): (i32, f64), size: (i32, i32), result: &mut Mat, patch: &mut Mat) -> Result<Option<f64>, VisionError> {
     let Some(m) = ncc::search(gray, &look.tmpl, eye, r, r, result)? else {
         return Ok(None);
     };
@@ -92,7 +91,7 @@ fn departure(gray: &Mat, look: &Look, eye: Point, (r, tether): (i32, f64), size:
     if !ncc::extract(gray, at, size.0, size.1, patch)? {
         return Ok(None);
     }
-    Ok(Some((1.0 - m.score, best)))
+    Ok(Some(1.0 - m.score))
 }
 
 /// How open an eye in `patch` looks, for anyone: the log of how much its
@@ -195,7 +194,7 @@ pub struct EyeState {
     wink: Option<(usize, f64, bool)>,
     last_blink: Option<f64>,
     /// A blink that may teach the closed level: when the eyes reopened, and each eye's depth at its deepest.
-    pending: Option<(f64, [f64; 2])>,
+    pending: Option<(f64, [f64; 2], f64)>,
     last_t: Option<f64>,
     /// A frame of a slow camera that departed part of the way (see
     /// `GLIMPSE_ON`): when, and the deepest mean closure since.
@@ -225,6 +224,11 @@ pub struct EyeState {
     /// it has taught so far (see `measure`).
     warm_low: [Option<f64>; 2],
     patch: [Mat; 2],
+    /// Each eye's patches since it last taught its open look, averaged (a
+    /// mean of the first ones, then followed with `OPEN_TAU_MS`), and how
+    /// many (0: none yet): what the eye looks like while it is away (see
+    /// `recent_look`).
+    recent: [(Look, u32); 2],
     /// Since tracking started, for `START_BLINK_MS` (see `start_blink`).
     start: Option<StartWatch>,
     grad: Mat,
@@ -232,9 +236,6 @@ pub struct EyeState {
     open_openness: [Option<f64>; 2],
     /// How far each eye's openness is under its level while open, on the last frame.
     openness_drop: [f64; 2],
-    /// Where each eye looked most like its open look on the last frame (a
-    /// held look starts from there).
-    best: [Point; 2],
     result: Mat,
 }
 
@@ -326,6 +327,7 @@ impl EyeState {
         if !reliable {
             return Ok(self.closed());
         }
+        self.remember_recent(dt)?;
         // Each eye's openness, for the start and for which way the lids move.
         let openness_now = [openness(&self.patch[0], &mut self.grad)?, openness(&self.patch[1], &mut self.grad)?];
         self.start_blink(&seen, openness_now, t_ms, events);
@@ -424,7 +426,7 @@ impl EyeState {
                     } else if c.announced {
                         // Given at the turn already (a slow camera's reopening can
                         // outlast the dedupe): only what it teaches is left.
-                        self.pending = Some((t_ms, c.peak_depth));
+                        self.pending = Some((t_ms, c.peak_depth, c.peak));
                     } else if dur <= BLINK_MAX_MS || (closed_like && (c.ever_shut || !self.knows_closed_eyes())) {
                         // Longer than a blink, it must have looked like the
                         // person's closed eyes at least once: lids lowered
@@ -445,7 +447,7 @@ impl EyeState {
                 } else if dur > BLINK_MAX_MS {
                     if mean >= HOLD_SHARE * c.peak && shut {
                         c.open_since = None;
-                        c.seen_shut = true;
+                        c.seen_shut |= least >= SHUT_CLOSURE;
                     } else {
                         c.open_since.get_or_insert(t_ms);
                     }
@@ -484,8 +486,9 @@ impl EyeState {
                         // Not coming back: the eyes look like this now (a gaze
                         // shift, lids lowered for good, eyes resting shut).
                         for k in 0..2 {
-                            if let Some(look) = self.open[k].as_mut() {
-                                look.set(&self.patch[k])?;
+                            let look = self.recent_look(k)?;
+                            if let Some(open) = self.open[k].as_mut() {
+                                *open = look;
                             }
                         }
                         self.look_ended = Some(t_ms);
@@ -503,6 +506,34 @@ impl EyeState {
             }
         }
         Ok(self.closed())
+    }
+
+    /// Adds this frame's patches to each eye's recent look.
+    fn remember_recent(&mut self, dt: f64) -> Result<(), VisionError> {
+        let follow = alpha(dt, OPEN_TAU_MS);
+        for ((look, n), patch) in self.recent.iter_mut().zip(&self.patch) {
+            if *n == 0 || look.acc.size()? != patch.size()? {
+                look.set(patch)?;
+                *n = 1;
+            } else {
+                *n = n.saturating_add(1);
+                look.learn(patch, (1.0 / f64::from(*n)).max(follow))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What eye `k` looks like now, to take as a look: its recent patches
+    /// averaged, not this frame's alone. A look of one frame holds that
+    /// frame's noise, and the next frames depart from it by their noise and
+    /// its own: in a dark, noisy image (lit from behind) about twice as far
+    /// as from the averaged look it replaced, so the eye seemed to close and
+    /// every look taken from a single frame became the next closure.
+    fn recent_look(&self, k: usize) -> Result<Look, VisionError> {
+        match &self.recent[k] {
+            (look, 1..) => Ok(look.clone()),
+            (_, 0) => Look::new(&self.patch[k]),
+        }
     }
 
     fn start_looks(&mut self, gray: &Mat, eyes: [Point; 2], size: (i32, i32)) -> Result<(), VisionError> {
@@ -603,10 +634,9 @@ impl EyeState {
         let mut seen = [Seen::default(); 2];
         for k in 0..2 {
             let Some(look) = &self.open[k] else { return Ok(None) };
-            let Some((departure, best)) = departure(gray, look, eyes[k], (r, f64::from(r) / 2.0), self.size, &mut self.result, &mut self.patch[k])? else {
+            let Some(departure) = departure(gray, look, eyes[k], (r, f64::from(r) / 2.0), self.size, &mut self.result, &mut self.patch[k])? else {
                 return Ok(None);
             };
-            self.best[k] = best;
             seen[k] = Seen { departure, closure: 0.0 };
             if self.rest[k].len() >= EYE_MIN_SAMPLES {
                 seen[k].closure = self.closure(k, departure);
@@ -657,17 +687,15 @@ impl EyeState {
                 // taken shut as the open look, it gave a second wink as it
                 // reopened), up to a long blink's longest.
                 let winking = self.wink.is_some_and(|(w, from, _)| w == k && t - from < LONG_BLINK_MAX_MS);
-                if t - since >= ADOPT_MS
-                    && !winking
-                    && let Some(look) = self.open[k].as_mut()
-                {
-                    look.set(&self.patch[k])?;
+                if t - since >= ADOPT_MS && !winking && self.open[k].is_some() {
+                    self.open[k] = Some(self.recent_look(k)?);
                     self.departed[k] = None;
                     tracing::trace!("eyes: t {t:.0} eye {k} departed for {:.0} ms: this is its open look now", t - since);
                 }
                 continue;
             }
             self.departed[k] = None;
+            self.recent[k].1 = 0;
             // A look taken as the tracking started may be of eyes half shut
             // (ZJU s09 starts in a blink): while it learns the open eyes,
             // its departures fall, and those early levels would widen the
@@ -695,10 +723,7 @@ impl EyeState {
     fn changed_in_hold(&mut self, gray: &Mat, eyes: [Point; 2], iod: f64, t_ms: f64, dt: f64) -> Result<HoldChange, VisionError> {
         if self.held.iter().any(Option::is_none) {
             for k in 0..2 {
-                if !ncc::extract(gray, self.best[k], self.size.0, self.size.1, &mut self.held_patch[k])? {
-                    return Ok(HoldChange::None);
-                }
-                self.held[k] = Some(Look::new(&self.held_patch[k])?);
+                self.held[k] = Some(self.recent_look(k)?);
             }
             self.held_dip = None;
             return Ok(HoldChange::None);
@@ -707,7 +732,7 @@ impl EyeState {
         let mut closure = [0.0; 2];
         for k in 0..2 {
             let Some(look) = &self.held[k] else { return Ok(HoldChange::None) };
-            let Some((d, _)) = departure(gray, look, eyes[k], (r, f64::from(r)), self.size, &mut self.result, &mut self.held_patch[k])? else {
+            let Some(d) = departure(gray, look, eyes[k], (r, f64::from(r)), self.size, &mut self.result, &mut self.held_patch[k])? else {
                 return Ok(HoldChange::None);
             };
             closure[k] = self.closure(k, d);
@@ -740,6 +765,11 @@ impl EyeState {
                     if back && t_ms - start <= BLINK_MAX_MS {
                         return Ok(if given { HoldChange::None } else { HoldChange::Blinked });
                     }
+                    // The eyes moved on just now: this frame is what they
+                    // moved to, and the recent look (`recent_look`) is still
+                    // mostly of the change (taken from it, the next frames
+                    // of p1-c departed a full threshold from it, and the hold
+                    // gave a blink that was not there).
                     for k in 0..2 {
                         if let Some(look) = self.held[k].as_mut() {
                             look.set(&self.held_patch[k])?;
@@ -768,7 +798,7 @@ impl EyeState {
     /// A blink: the event now; what it teaches once the eyes are back at rest.
     fn blink(&mut self, c: &Candidate, t_ms: f64, events: &mut Vec<Event>) {
         self.give_blink(t_ms, events);
-        self.pending = Some((t_ms, c.peak_depth));
+        self.pending = Some((t_ms, c.peak_depth, c.peak));
     }
 
     /// The blink event, unless one was given within `BLINK_DEDUPE_MS` (the same blink seen twice).
@@ -784,10 +814,10 @@ impl EyeState {
     /// after which they did not (a blink and a glance up, a flick of the
     /// eyes) teaches nothing: it would take a glance for a closure.
     fn confirm_blink(&mut self, at_rest: bool, t_ms: f64) {
-        let Some((returned, depth)) = self.pending.take() else { return };
+        let Some((returned, depth, peak)) = self.pending.take() else { return };
         if !at_rest {
             if t_ms - returned < CONFIRM_MS {
-                self.pending = Some((returned, depth));
+                self.pending = Some((returned, depth, peak));
             }
             return;
         }
@@ -795,7 +825,7 @@ impl EyeState {
             level.update(d, 1.0, 1.0 / CLOSED_LEARN);
         }
         self.blinks = self.blinks.saturating_add(1);
-        tracing::trace!("eyes: t {t_ms:.0} the blink that reopened at {returned:.0} teaches the closed level (depth {depth:?})");
+        tracing::trace!("eyes: t {t_ms:.0} the blink that reopened at {returned:.0} teaches the closed level (depth {depth:?}, peak {peak:.2})");
     }
 
     /// One eye closed as the person's blinks close it and the other clearly
@@ -864,6 +894,11 @@ mod tests {
     /// `gaze` (IOD units), its upper lid lowered by `lid` (0 open .. 1 shut),
     /// plus a little sensor noise.
     fn face(lid: [f64; 2], gaze: Point, seed: u64) -> Mat {
+        face_with(lid, gaze, seed, 6.0)
+    }
+
+    /// `face` with sensor noise up to `noise` grey levels.
+    fn face_with(lid: [f64; 2], gaze: Point, seed: u64, noise_max: f64) -> Mat {
         let mut img = Mat::new_rows_cols_with_default(120, 200, opencv::core::CV_8UC1, Scalar::all(150.0)).expect("mat");
         for (k, e) in EYES.iter().enumerate() {
             let c = opencv::core::Point::new(e[0] as i32, e[1] as i32);
@@ -884,7 +919,7 @@ mod tests {
         let mut rng = crate::lab::synth::Rng::new(seed);
         for y in 0..120 {
             for x in 0..200 {
-                *noise.at_2d_mut::<u8>(y, x).expect("px") = rng.uniform(0.0, 6.0) as u8;
+                *noise.at_2d_mut::<u8>(y, x).expect("px") = rng.uniform(0.0, noise_max) as u8;
             }
         }
         let mut out = Mat::default();
@@ -1453,5 +1488,81 @@ mod tests {
             s.update(&face([1.0, 1.0], [0.0, 0.0], 99), EYES, IOD, false, false, t, TIMING, &mut ev).expect("update");
         }
         assert!(ev.is_empty());
+    }
+
+    /// A second's hold just past the blink threshold (eyes half way to a
+    /// look, 1.1 spans) is no long blink even when the closed level the eye
+    /// state knows is tiny (a first blink that only just crossed the
+    /// threshold teaches it: a 0.6-scale copy of focus-p1-a took a look for a
+    /// right click). Eyes held shut still are one.
+    #[test]
+    fn a_hold_just_past_the_threshold_is_no_long_blink_whatever_a_shallow_first_blink_taught() {
+        let hold = |lid: f64, look: f64| {
+            let mut s = EyeState::default();
+            run(&mut s, 0.0, 3500.0, 33.3, blinks(130.0));
+            for d in &mut s.depth {
+                d.value = 0.02;
+            }
+            let (mut ev, mut held) = (Vec::new(), true);
+            for i in 0..75_u64 {
+                let t = 3500.0 + i as f64 * 33.3;
+                let now = (4000.0..5000.0).contains(&t);
+                let (lid, look) = if now { (lid, look) } else { (0.0, 0.0) };
+                let mut img = Mat::default();
+                opencv::core::add_weighted(&face([lid; 2], [0.0, 0.0], 900 + i), 1.0 - look, &face([lid; 2], [0.0, 0.03], 900 + i), look, 0.0, &mut img, -1).expect("blend");
+                s.update(&img, EYES, IOD, true, false, t, TIMING, &mut ev).expect("update");
+                if (4100.0..4900.0).contains(&t) {
+                    held &= s.closed() && s.last_closure.0.min(s.last_closure.1) > 1.0;
+                }
+            }
+            (ev, held)
+        };
+        let (ev, held) = hold(0.0, 0.5);
+        assert!(held, "the hold was a closure past the threshold throughout");
+        assert!(!ev.contains(&Event::LongBlink), "{ev:?}");
+        assert_eq!(hold(1.0, 0.0).0, vec![Event::LongBlink], "eyes held shut");
+    }
+    /// A dark, noisy face (lit from behind) whose lids are lowered for good
+    /// after two blinks: the lowered lids become the open look, and the eyes
+    /// are free to blink from there. A look taken from one frame held that
+    /// frame's noise, the next frames departed from it twice as far as from
+    /// an averaged look, and the eyes seemed to stay closed for the rest of
+    /// the clip, with a false blink now and then (focus-p1-b lit from
+    /// behind: 11 false blinks a minute).
+    #[test]
+    fn lids_lowered_for_good_in_a_noisy_dark_image_become_the_open_look() {
+        let dark = |lid: f64, seed: u64| {
+            let mut low = Mat::default();
+            face_with([lid; 2], [0.0, 0.0], seed, 0.0).convert_to(&mut low, opencv::core::CV_8U, 0.15, 20.0).expect("dim");
+            let mut noise = Mat::new_rows_cols_with_default(120, 200, opencv::core::CV_8UC1, Scalar::all(0.0)).expect("noise");
+            let mut rng = crate::lab::synth::Rng::new(seed ^ 0xdead);
+            for y in 0..120 {
+                for x in 0..200 {
+                    *noise.at_2d_mut::<u8>(y, x).expect("px") = rng.uniform(0.0, 25.0) as u8;
+                }
+            }
+            let mut out = Mat::default();
+            opencv::core::add(&low, &noise, &mut out, &opencv::core::no_array(), -1).expect("add");
+            out
+        };
+        let mut s = EyeState::default();
+        let (mut events, mut closed, mut frames) = (Vec::new(), 0, 0);
+        for i in 0..600_u64 {
+            let t = i as f64 * 33.3;
+            let shut = [1000.0, 2500.0, 17000.0].iter().any(|b| (*b..b + 130.0).contains(&t));
+            let lid = if shut { 1.0 } else if t >= 5000.0 { 0.4 } else { 0.0 };
+            let mut ev = Vec::new();
+            s.update(&dark(lid, i), EYES, IOD, true, false, t, TIMING, &mut ev).expect("update");
+            events.extend(ev.into_iter().map(|e| (t, e)));
+            if (8000.0..16500.0).contains(&t) {
+                frames += 1;
+                closed += usize::from(s.closed());
+            }
+        }
+        assert!(closed * 10 < frames, "held closed on {closed} of {frames} frames");
+        let after: Vec<_> = events.iter().filter(|e| e.0 >= 5000.0).collect();
+        assert_eq!(after.len(), 1, "{events:?}");
+        assert_eq!(after[0].1, Event::Blink);
+        assert!((17000.0..17400.0).contains(&after[0].0), "{events:?}");
     }
 }

@@ -263,6 +263,16 @@ pub const LONG_BLINK_MAX_MS: f64 = 3000.0;
 /// away from its open look, once this many blinks were seen.
 pub const CLOSED_DEPTH_SHARE: f64 = 0.5;
 pub const MIN_BLINKS: u32 = 1;
+/// A long blink's eyes must also, on a frame of its hold, both be this many
+/// spans past their rest level (closure; 1 is the blink threshold), whatever
+/// the blinks taught. Closed eyes are far past the threshold: the span is at
+/// most `EYE_SPAN_DEPTH_CAP` of the person's blinks, so an eye shut as deep as
+/// they go is 1.67 spans away or more (generated long blinks: 2.4 to 7.8). The
+/// first blink alone teaches the closed level, and when it was a closure that
+/// only just crossed the threshold, half of it was within the eyes' noise: a
+/// second's look at 1.0–1.2 spans then held "shut" and was a long blink, a
+/// right click (a 0.6-scale copy of focus-p1-a).
+pub const SHUT_CLOSURE: f64 = 1.5;
 /// Eyes held shut stay this near the closure's own deepest point (lids that
 /// reopen half way and stay there are not held shut).
 pub const HOLD_SHARE: f64 = 0.65;
