@@ -265,9 +265,12 @@ pub const CLOSED_DEPTH_SHARE: f64 = 0.5;
 pub const MIN_BLINKS: u32 = 1;
 /// A long blink's eyes must also, on a frame of its hold, both be this many
 /// spans past their rest level (closure; 1 is the blink threshold), whatever
-/// the blinks taught. Closed eyes are far past the threshold: the span is at
-/// most `EYE_SPAN_DEPTH_CAP` of the person's blinks, so an eye shut as deep as
-/// they go is 1.67 spans away or more (generated long blinks: 2.4 to 7.8). The
+/// the blinks taught. Closed eyes are far past the threshold: unless its
+/// floor (`EYE_MIN_SPAN`) is larger, the span is at most `EYE_SPAN_DEPTH_CAP`
+/// of the person's blinks, so an eye shut as deep as they go is 1.67 spans
+/// away or more (generated long blinks: 2.4 to 7.8). (Eyes that, shut,
+/// depart less than 1.5 floors, 0.075, from their rest level give no long
+/// blink: no right click rather than a false one.) The
 /// first blink alone teaches the closed level, and when it was a closure that
 /// only just crossed the threshold, half of it was within the eyes' noise: a
 /// second's look at 1.0–1.2 spans then held "shut" and was a long blink, a
