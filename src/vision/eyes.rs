@@ -193,7 +193,8 @@ pub struct EyeState {
     departed: [Option<f64>; 2],
     wink: Option<(usize, f64, bool)>,
     last_blink: Option<f64>,
-    /// A blink that may teach the closed level: when the eyes reopened, and each eye's depth at its deepest.
+    /// A blink that may teach the closed level: when the eyes reopened, each
+    /// eye's depth at its deepest, and its deepest mean closure (for the trace).
     pending: Option<(f64, [f64; 2], f64)>,
     last_t: Option<f64>,
     /// A frame of a slow camera that departed part of the way (see
