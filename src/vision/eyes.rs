@@ -487,9 +487,8 @@ impl EyeState {
                         // Not coming back: the eyes look like this now (a gaze
                         // shift, lids lowered for good, eyes resting shut).
                         for k in 0..2 {
-                            let look = self.recent_look(k)?;
-                            if let Some(open) = self.open[k].as_mut() {
-                                *open = look;
+                            if self.open[k].is_some() {
+                                self.open[k] = Some(self.recent_look(k)?);
                             }
                         }
                         self.look_ended = Some(t_ms);
@@ -916,6 +915,12 @@ mod tests {
                     .expect("lashes");
             }
         }
+        with_noise(&img, seed, noise_max)
+    }
+
+    /// `img` (a face's 200×120 frame) plus sensor noise: each pixel up to
+    /// `noise_max` grey levels brighter, drawn from `seed`.
+    fn with_noise(img: &Mat, seed: u64, noise_max: f64) -> Mat {
         let mut noise = Mat::new_rows_cols_with_default(120, 200, opencv::core::CV_8UC1, Scalar::all(0.0)).expect("noise");
         let mut rng = crate::lab::synth::Rng::new(seed);
         for y in 0..120 {
@@ -924,7 +929,7 @@ mod tests {
             }
         }
         let mut out = Mat::default();
-        opencv::core::add(&img, &noise, &mut out, &opencv::core::no_array(), -1).expect("add");
+        opencv::core::add(img, &noise, &mut out, &opencv::core::no_array(), -1).expect("add");
         out
     }
 
@@ -1523,6 +1528,7 @@ mod tests {
         assert!(!ev.contains(&Event::LongBlink), "{ev:?}");
         assert_eq!(hold(1.0, 0.0).0, vec![Event::LongBlink], "eyes held shut");
     }
+
     /// A dark, noisy face (lit from behind) whose lids are lowered for good
     /// after two blinks: the lowered lids become the open look, and the eyes
     /// are free to blink from there. A look taken from one frame held that
@@ -1535,16 +1541,7 @@ mod tests {
         let dark = |lid: f64, seed: u64| {
             let mut low = Mat::default();
             face_with([lid; 2], [0.0, 0.0], seed, 0.0).convert_to(&mut low, opencv::core::CV_8U, 0.15, 20.0).expect("dim");
-            let mut noise = Mat::new_rows_cols_with_default(120, 200, opencv::core::CV_8UC1, Scalar::all(0.0)).expect("noise");
-            let mut rng = crate::lab::synth::Rng::new(seed ^ 0xdead);
-            for y in 0..120 {
-                for x in 0..200 {
-                    *noise.at_2d_mut::<u8>(y, x).expect("px") = rng.uniform(0.0, 25.0) as u8;
-                }
-            }
-            let mut out = Mat::default();
-            opencv::core::add(&low, &noise, &mut out, &opencv::core::no_array(), -1).expect("add");
-            out
+            with_noise(&low, seed ^ 0xdead, 25.0)
         };
         let mut s = EyeState::default();
         let (mut events, mut closed, mut frames) = (Vec::new(), 0, 0);
