@@ -1,7 +1,8 @@
 //! Benchmarks of the hot path at 640×480 (`make bench`): BlinkLink on a frame
 //! pair, one NCC tracking step, the face detector (on its thread) and what
 //! the frame itself pays for it, finding the eyes near the detector's points,
-//! a whole pipeline tick while tracking, and rendering a generated frame.
+//! the talk guard's mouth measure, a whole pipeline tick while tracking, and
+//! rendering a generated frame.
 
 use std::time::Instant;
 
@@ -83,6 +84,18 @@ fn benches(c: &mut Criterion) {
         let mut eyes = GenericEyes::load();
         c.bench_function("eyes_near_the_face_points", |b| b.iter(|| eyes.find(gray, face.le, face.re).expect("find")));
     }
+
+    // The talk guard's share of a tick: the lower face and the nose taken
+    // in the face's frame and matched against an earlier look (`vision::mouth`).
+    let mut speech = facemouse::vision::mouth::Speech::default();
+    let (le, re) = ([383.0, 198.0], [319.0, 198.0]);
+    let mut k = 20;
+    c.bench_function("speech_update_640x480", |b| {
+        b.iter(|| {
+            speech.update(&clip[k % clip.len()].gray, le, re, k as f64 * 33.3, true).expect("speech");
+            k += 1;
+        });
+    });
 
     // A whole tick while tracking: the pipeline initializes on the clip's first
     // blink, then the benchmark cycles through the tracked part of the clip.

@@ -260,6 +260,7 @@ impl Pipeline {
         rec.feature = self.obs.feature;
         rec.eyes_closed = self.obs.eyes_closed;
         rec.brows_raised = self.obs.brows_raised;
+        rec.talking = self.obs.talking;
         rec.pose = pose;
         rec.pointer = Some(self.pointer.position());
         rec.proc_us = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX);

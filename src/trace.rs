@@ -22,6 +22,9 @@ pub struct TraceRecord {
     pub feature: Option<Point>,
     pub eyes_closed: bool,
     pub brows_raised: bool,
+    /// The mouth moves as in talking: no face gesture acts (`vision::mouth`).
+    #[serde(default)]
+    pub talking: bool,
     pub pose: Option<Pose>,
     pub pointer: Option<Point>,
     pub events: Vec<Event>,
@@ -33,7 +36,7 @@ pub struct TraceRecord {
 }
 
 /// The keys of a trace line, in order.
-pub const TRACE_KEYS: [&str; 15] = [
+pub const TRACE_KEYS: [&str; 16] = [
     "frame",
     "t_ms",
     "state",
@@ -44,6 +47,7 @@ pub const TRACE_KEYS: [&str; 15] = [
     "feature",
     "eyes_closed",
     "brows_raised",
+    "talking",
     "pose",
     "pointer",
     "events",
@@ -169,6 +173,7 @@ mod tests {
             feature: None,
             eyes_closed: true,
             brows_raised: false,
+            talking: true,
             pose: Some(Pose { yaw: 1.234, pitch: -2.0, roll: 0.0 }),
             pointer: Some([960.0, 540.0]),
             events: vec![Event::Blink, Event::ClickLeft],

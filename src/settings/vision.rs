@@ -38,6 +38,11 @@ pub struct VisionSettings {
     pub brow_min_ms: f64,
     /// After a raise ends, how long before another can start, in ms.
     pub brow_refractory_ms: f64,
+    /// While the mouth moves as it does in talking, no face gesture acts: a
+    /// raise does not start, a long blink is a blink, a wink is nothing.
+    /// People who talk raise their brows with what they say. Off for a user
+    /// whose mouth moves on its own (the brows then click while it moves).
+    pub talk_guard: bool,
 }
 
 impl Default for VisionSettings {
@@ -50,6 +55,7 @@ impl Default for VisionSettings {
             brow_off: 0.02,
             brow_min_ms: 90.0,
             brow_refractory_ms: 300.0,
+            talk_guard: true,
         }
     }
 }

@@ -1593,6 +1593,13 @@ fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot
         if let Some(f) = s.record.feature {
             p.circle_filled(map(f), 5.0, Color32::YELLOW);
         }
+        // The talk guard: the mouth moves, and no face gesture acts.
+        if s.record.talking {
+            let c = map(crate::events::midpoint(le, re)) + egui::vec2(0.0, 1.25 * iod);
+            let orange = Color32::from_rgb(255, 140, 0);
+            p.rect_stroke(egui::Rect::from_center_size(c, egui::vec2(1.1 * iod, 1.1 * iod)), 4.0, Stroke::new(2.0, orange), egui::StrokeKind::Middle);
+            p.text(c + egui::vec2(0.0, 0.6 * iod), egui::Align2::CENTER_TOP, "talking: gestures wait", egui::FontId::proportional(16.0), orange);
+        }
     }
 }
 

@@ -355,6 +355,20 @@ impl Brows {
         }
     }
 
+    /// The person is talking (`mouth::Speech`): the brows move with what
+    /// they say, often as far and as long as a raise that is meant. No raise
+    /// starts while they talk, and one under way but not yet fired is
+    /// dropped; once the talking is over, a raise must be seen to start from
+    /// rest. A raise already fired goes on (it began with the mouth still).
+    pub fn talking(&mut self) {
+        self.blinked();
+        if let Some(look) = self.look.as_mut() {
+            look.switch.eyes_shut();
+            look.switch.above_since = None;
+            look.switch.leaving = false;
+        }
+    }
+
     /// Whether the brows are raised now.
     #[must_use]
     pub fn raised(&self) -> bool {
@@ -945,5 +959,42 @@ mod tests {
         }
         let brow = find_brow(&img, eye, [1.0, 0.0], [0.0, -1.0], iod).expect("brow");
         assert!(((eye[1] - brow[1]) / iod - 0.3).abs() < 0.04, "{brow:?}");
+    }
+
+    /// People who talk lift their brows with what they say, as far and as
+    /// long as a meant raise: while they talk, no raise starts, and once the
+    /// talking is over a raise must be seen to start from rest. A raise
+    /// fired with the mouth still goes on if talking starts under it.
+    #[test]
+    fn brows_that_rise_while_talking_are_no_raise_and_a_raise_after_it_is() {
+        // At rest, then a lift of 0.1 (a meant raise's size) from frame 40 to 70.
+        let lift = |i: usize| BrowHeight::both(if (40..70).contains(&i) { 0.51 } else { 0.41 });
+        let run = |b: &mut Brows, talking: &dyn Fn(usize) -> bool, f: &dyn Fn(usize) -> BrowHeight| {
+            let mut ev = Vec::new();
+            let mut up = Vec::new();
+            for i in 0..100 {
+                if talking(i) {
+                    b.talking();
+                }
+                up.push(b.update(Some(f(i)), EyesNow::Open, (0.0, 0.0), i as f64 * 33.3, BROW, &mut ev));
+            }
+            (ev, up)
+        };
+        // Not talking: the lift is a raise.
+        assert_eq!(run(&mut Brows::default(), &|_| false, &lift).0, vec![Event::BrowRaise]);
+        // Talking through it: none, and the brows are never taken as raised.
+        let (ev, up) = run(&mut Brows::default(), &|i| (30..80).contains(&i), &lift);
+        assert!(ev.is_empty() && up.iter().all(|u| !u), "{ev:?}");
+        // Talking that ends while the brows are still up: no raise either
+        // (they were not seen to start from rest) ...
+        let (ev, _) = run(&mut Brows::default(), &|i| (30..50).contains(&i), &lift);
+        assert!(ev.is_empty(), "{ev:?}");
+        // ... but a raise that starts from rest after the talking is one.
+        let later = |i: usize| BrowHeight::both(if (60..80).contains(&i) { 0.51 } else { 0.41 });
+        assert_eq!(run(&mut Brows::default(), &|i| (30..50).contains(&i), &later).0, vec![Event::BrowRaise]);
+        // A raise fired before the talking began goes on.
+        let (ev, up) = run(&mut Brows::default(), &|i| (50..90).contains(&i), &lift);
+        assert_eq!(ev, vec![Event::BrowRaise]);
+        assert!(up[60], "{up:?}");
     }
 }

@@ -25,6 +25,7 @@ pub mod eyes;
 pub mod face;
 pub mod haar;
 pub mod locate;
+pub mod mouth;
 pub mod ncc;
 pub mod params;
 mod recover;
@@ -68,6 +69,8 @@ pub struct Observation {
     pub closure: (f64, f64),
     /// Brow lift above rest in inter-ocular distances, for plots.
     pub brow_lift: f64,
+    /// The mouth moves as in talking (`mouth.rs`): no face gesture acts.
+    pub talking: bool,
 }
 
 pub use crate::settings::{FeaturePoint, VisionSettings};
@@ -105,6 +108,7 @@ pub struct Vision {
     blink: BlinkLink,
     eyes: EyeState,
     brows: Brows,
+    speech: mouth::Speech,
     last_t: Option<f64>,
     feature_score: Ema,
     /// The previous frame while not tracking: eyes are confirmed on it, before they closed.
@@ -185,6 +189,7 @@ impl Vision {
             blink: BlinkLink::default(),
             eyes: EyeState::default(),
             brows: Brows::default(),
+            speech: mouth::Speech::default(),
             last_t: None,
             feature_score: Ema::default(),
             prev_gray: Mat::default(),
@@ -214,6 +219,7 @@ impl Vision {
         self.blink.reset();
         self.eyes = EyeState::default();
         self.brows = Brows::default();
+        self.speech.restart();
         self.feature_score = Ema::default();
     }
 
@@ -277,6 +283,7 @@ impl Vision {
         } else {
             forget_positions(out);
             out.brows_raised = false;
+            out.talking = false;
         }
         Ok(())
     }

@@ -181,6 +181,7 @@ impl Vision {
     pub(super) fn start_tracking(&mut self, tracks: Tracks) -> Phase {
         self.eyes.restart();
         self.brows = brows::Brows::default();
+        self.speech.restart();
         self.feature_score = super::stats::Ema::default();
         Phase::Tracking(Box::new(tracks))
     }
@@ -379,13 +380,36 @@ impl Vision {
         } else if self.eyes.lids_fell() && out.closure.0.max(out.closure.1) > BROW_EYES_BUSY {
             self.brows.lids_fell();
         }
+        // 5b. Speech: while the mouth moves as in talking, no face gesture
+        //     acts (people who talk raise their brows with what they say).
+        //     The face's frame comes from the eyes' steady places beside
+        //     the feature, which the lids do not move (from the tracked eyes,
+        //     a blink at 7.5 fps moved the mouth's patch as talking does),
+        //     and is not measured while the eyes close: the feature, half
+        //     of it an eye, jumps then (a long blink at 8 fps and 320×240
+        //     became a blink as the mouth seemed to move).
+        let eyes_busy = out.eyes_closed || out.closure.0.max(out.closure.1) > BROW_EYES_BUSY;
+        self.speech.update(gray, add(tr.feature, tr.left.eye_offset), add(tr.feature, tr.right.eye_offset), t, !eyes_busy)?;
+        out.talking = self.settings.talk_guard && self.speech.talking();
+        if out.talking {
+            // Talking: a long closure is a blink (a look down while
+            // speaking), a wink nothing, and a raise must be seen to start
+            // from rest once the talking is over.
+            for e in &mut out.events {
+                if *e == Event::LongBlink {
+                    *e = Event::Blink;
+                }
+            }
+            out.events.retain(|e| !matches!(e, Event::WinkLeft | Event::WinkRight));
+            self.brows.talking();
+        }
         out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
         out.brow_lift = self.brows.last_lift();
         if let Some(fresh) = self.closed_templates(gray, &mut tr, reliable, out, t, dt)? {
             return Ok(self.start_tracking(fresh));
         }
         tracing::trace!(
-            "vision {} t {t:.0} reliable {judged} feature {score:.3} closure {:.2} {:.2} closed {} brow {:?} skull {:?} lift {:.3} raised {}",
+            "vision {} t {t:.0} reliable {judged} feature {score:.3} closure {:.2} {:.2} closed {} brow {:?} skull {:?} lift {:.3} raised {} mouth {:?} talking {}",
             frame.index,
             out.closure.0,
             out.closure.1,
@@ -393,7 +417,9 @@ impl Vision {
             brow_dist.map(|b| (b.from_eye * 1000.0).round() / 1000.0),
             brow_dist.map(|b| (b.from_feature * 1000.0).round() / 1000.0),
             out.brow_lift,
-            out.brows_raised
+            out.brows_raised,
+            self.speech.last_activity.map(|a| (a * 1000.0).round() / 1000.0),
+            out.talking
         );
 
         // 6. Refresh the feature template now and then, guarded against drift.
