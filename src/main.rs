@@ -167,6 +167,9 @@ enum Command {
         /// With --talking: the person also smiles now and then (the cheeks push the lower lids up).
         #[arg(long, requires = "talking")]
         smiling: bool,
+        /// With --talking: the brows lift with speech as far and as long as a meant raise (labelled 0), and a raise is meant in every third pause (labelled 1).
+        #[arg(long, requires = "talking", conflicts_with = "smiling")]
+        expressive: bool,
         /// A 3D head that turns to 90° of yaw each way and 45° of pitch up and down (38 s), blinking and raising its brows.
         #[arg(long, conflicts_with_all = ["demo", "talking", "glasses"])]
         turning: bool,
@@ -404,11 +407,13 @@ fn run() -> Result<()> {
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }
-        Some(Command::Synth { out, demo, talking, glasses, smiling, turning, seed, seconds, fps }) => {
+        Some(Command::Synth { out, demo, talking, glasses, smiling, expressive, turning, seed, seconds, fps }) => {
             let mut cfg = if demo {
                 SynthConfig::demo()
             } else if turning {
                 SynthConfig::turning(seed, fps)
+            } else if talking && expressive {
+                SynthConfig::talking_expressive(seed, seconds, fps)
             } else if talking {
                 SynthConfig::talking(seed, seconds, fps)
             } else {

@@ -80,6 +80,12 @@ pub struct Talk {
     /// Peak smile: how far the lower lids rise, as a share of the eye's
     /// height (the cheeks push them up and narrow the eyes); 0, no smiles.
     pub smile: f64,
+    /// How long a brow lift with speech lasts (ms, shortest and longest).
+    pub brow_ms: (f64, f64),
+    /// After every this many phrases, a long pause (3–4 s) in which the
+    /// person means a raise, once the mouth has been still for 1.1–1.5 s
+    /// (labelled 1); 0: never.
+    pub raise_every: usize,
 }
 
 impl Talk {
@@ -87,7 +93,16 @@ impl Talk {
     /// nods of 12° and turns of 30°.
     #[must_use]
     pub fn lively() -> Self {
-        Self { mouth: 0.25, brow: 0.03, nod_deg: 12.0, turn_deg: 30.0, smile: 0.0 }
+        Self { mouth: 0.25, brow: 0.03, nod_deg: 12.0, turn_deg: 30.0, smile: 0.0, brow_ms: (150.0, 450.0), raise_every: 0 }
+    }
+
+    /// An expressive speaker, as people in interviews are: the brows lift
+    /// with speech by up to 0.12 eye distances for up to a second, as far
+    /// and as long as a raise that is meant (public interview clips: 0.04 to
+    /// 0.18); and after every third phrase a pause in which a raise is meant.
+    #[must_use]
+    pub fn expressive() -> Self {
+        Self { brow: 0.12, brow_ms: (200.0, 1000.0), raise_every: 3, ..Self::lively() }
     }
 
     /// A lively speaker who also smiles now and then (about one smile in
@@ -124,6 +139,8 @@ struct Speech {
     nods: Vec<(f64, f64, f64)>,
     /// Smiles: start (ms), peak, length (ms).
     smiles: Vec<(f64, f64, f64)>,
+    /// Raises meant in the long pauses (`Talk::raise_every`): start (ms), peak, hold (ms).
+    meant: Vec<(f64, f64, f64)>,
     turn_phase: [f64; 2],
 }
 
@@ -140,7 +157,7 @@ impl Speech {
             let mut w = t + rng.uniform(100.0, 700.0);
             while w < t + len {
                 if rng.uniform(0.0, 1.0) < 0.5 {
-                    s.lifts.push((w, rng.uniform(0.004, k.brow), rng.uniform(150.0, 450.0)));
+                    s.lifts.push((w, rng.uniform(0.004, k.brow), rng.uniform(k.brow_ms.0, k.brow_ms.1)));
                 }
                 w += rng.uniform(400.0, 900.0);
             }
@@ -148,7 +165,18 @@ impl Speech {
             if rng.uniform(0.0, 1.0) < 0.5 {
                 s.nods.push((t + rng.uniform(0.0, len * 0.7), -rng.uniform(0.4, 1.0) * k.nod_deg, rng.uniform(400.0, 900.0)));
             }
-            t += len + rng.uniform(400.0, 1600.0);
+            let pause = rng.uniform(400.0, 1600.0);
+            if k.raise_every > 0 && s.phrases.len().is_multiple_of(k.raise_every) {
+                // A long pause, and a raise in it once the mouth has been
+                // still a while (drawn only for such speakers: every other
+                // talking sequence is as it was).
+                let end = t + len;
+                let pause = rng.uniform(3000.0, 4000.0);
+                s.meant.push((end + rng.uniform(1100.0, 1500.0), rng.uniform(0.07, 0.14), rng.uniform(400.0, 900.0)));
+                t = end + pause;
+            } else {
+                t += len + pause;
+            }
             // Now and then a look down, held a second or two.
             if rng.uniform(0.0, 1.0) < 0.25 {
                 s.nods.push((t - 300.0, -rng.uniform(0.5, 1.0) * k.nod_deg, rng.uniform(1000.0, 2200.0)));
@@ -391,6 +419,35 @@ impl SynthConfig {
             t += closed + LID_CLOSE_MS + LID_OPEN_MS + rng.uniform(1300.0, 4800.0);
         }
         Self { seed, fps, duration_s, script, talk: Some(Talk::lively()), motion_px: (30.0, 18.0), ..Self::demo() }
+    }
+
+    /// A person talking expressively (see [`Talk::expressive`]): brows that
+    /// lift with speech as far and as long as a raise that is meant
+    /// (labelled 0), and a raise meant in every third pause, once the mouth
+    /// has been still a while (labelled 1). Blinks as in [`Self::talking`],
+    /// but none near a meant raise.
+    #[must_use]
+    pub fn talking_expressive(seed: u64, duration_s: f64, fps: f64) -> Self {
+        let mut cfg = Self::talking(seed, duration_s, fps);
+        let talk = Talk::expressive();
+        cfg.talk = Some(talk);
+        let end = if duration_s.is_finite() && duration_s <= 3600.0 { duration_s * 1000.0 - 1000.0 } else { 0.0 };
+        let raises: Vec<ScriptEvent> = Speech::new(Some(talk), seed, duration_s * 1000.0)
+            .meant
+            .into_iter()
+            .filter(|&(start, _, hold)| start + hold + 2.0 * BROW_RAMP_MS < end)
+            .map(|(start_ms, amp, hold_ms)| ScriptEvent { start_ms, action: Action::Raise { amp, hold_ms } })
+            .collect();
+        let near_a_raise = |e: &ScriptEvent| {
+            raises.iter().any(|r| {
+                let Action::Raise { hold_ms, .. } = r.action else { return false };
+                (r.start_ms - 500.0..r.start_ms + hold_ms + 2.0 * BROW_RAMP_MS + 300.0).contains(&e.start_ms)
+            })
+        };
+        cfg.script.retain(|e| !near_a_raise(e));
+        cfg.script.extend(raises);
+        cfg.script.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+        cfg
     }
 
     /// The number of frames.
@@ -963,7 +1020,11 @@ pub fn make_meta(cfg: &SynthConfig, rows: &[LabelRow]) -> Meta {
     extra.insert("brow_raises".into(), serde_json::json!(raises.len()));
     extra.insert("glasses".into(), serde_json::json!(cfg.glasses.is_some()));
     extra.insert("smiles".into(), serde_json::json!(Speech::new(cfg.talk, cfg.seed, cfg.duration_s * 1000.0).smiles.len()));
-    extra.insert("person".into(), serde_json::json!(if cfg.talk.is_some() { "generated talking" } else { "synthetic (astronaut photo)" }));
+    extra.insert("person".into(), serde_json::json!(match cfg.talk {
+        Some(k) if k.raise_every > 0 => "generated expressive talking",
+        Some(_) => "generated talking",
+        None => "synthetic (astronaut photo)",
+    }));
     Meta {
         source: "facemouse synth from assets/demo/astronaut.png (NASA portrait of Eileen Collins, via scikit-image)".into(),
         license: "public domain (NASA); generated data: same licence as the project".into(),
