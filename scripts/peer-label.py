@@ -21,7 +21,8 @@ Pose columns are left empty. `t_ms` is frame / fps (a file has no wall clock).
 
 `eyes_closed` is the peer's blink score over T (default 0.5) unless --closed
 gives the frames by hand: a comma-separated list of inclusive ranges, "12-15,80-83",
-checked by looking at the frames (the peer is pseudo ground truth, not a person).
+checked by looking at the frames (the peer is pseudo ground truth, not a person);
+"-" is none.
 `brows_raised` is 0 on every frame: these clips are of people who do not mean
 to raise their brows, so every raise found in them is a false one.
 """
@@ -65,7 +66,10 @@ HEADER = "frame,t_ms,eyes_closed,brows_raised,le_x,le_y,re_x,re_y,lb_x,lb_y,rb_x
 
 
 def ranges(text):
+    """Frames from "12-15,80-83" ("-" or nothing: none)."""
     out = set()
+    if text.strip() == "-":
+        return out
     for part in filter(None, (text or "").split(",")):
         a, _, b = part.partition("-")
         out.update(range(int(a), int(b or a) + 1))
