@@ -107,6 +107,7 @@ impl Speech {
         while self.recent.front().is_some_and(|&(at, _)| t - at > SPEECH_WINDOW_MS || at > t) {
             self.recent.pop_front();
         }
+        self.last_activity = None;
         let iod = dist(le, re);
         if iod < 1.0 || !trusted {
             return Ok(());
@@ -120,7 +121,6 @@ impl Speech {
             .filter(|s| s.valid && s.t < t)
             .find(|s| t - s.t >= SPEECH_LAG_MS)
             .filter(|s| t - s.t <= SPEECH_STALE_MS);
-        self.last_activity = None;
         if let Some(s) = earlier {
             let mouth = change(&self.mouth, &s.mouth, SPEECH_MOUTH.shift, &mut self.inner, &mut self.result)?;
             let nose = change(&self.nose, &s.nose, SPEECH_NOSE.shift, &mut self.inner, &mut self.result)?;

@@ -387,9 +387,11 @@ impl Vision {
         //     a blink at 7.5 fps moved the mouth's patch as talking does),
         //     and is not measured while the eyes close: the feature, half
         //     of it an eye, jumps then (a long blink at 8 fps and 320×240
-        //     became a blink as the mouth seemed to move).
-        let eyes_busy = out.eyes_closed || out.closure.0.max(out.closure.1) > BROW_EYES_BUSY;
-        self.speech.update(gray, add(tr.feature, tr.left.eye_offset), add(tr.feature, tr.right.eye_offset), t, !eyes_busy)?;
+        //     became a blink as the mouth seemed to move). (Not while one
+        //     eye only looks away: an eye state whose open look of one eye
+        //     was wrong for seconds, on a real talking clip, left the
+        //     mouth unmeasured as long.)
+        self.speech.update(gray, add(tr.feature, tr.left.eye_offset), add(tr.feature, tr.right.eye_offset), t, !out.eyes_closed)?;
         out.talking = self.settings.talk_guard && self.speech.talking();
         if out.talking {
             // Talking: a long closure is a blink (a look down while
