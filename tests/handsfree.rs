@@ -350,7 +350,11 @@ fn type_by_dwell(labels: &[&str]) -> Option<Typed> {
     stop(wm);
     let said = std::fs::read_to_string(&log).unwrap_or_default();
     let selections: Vec<&str> = said.lines().filter(|l| l.contains("menu selection")).collect();
-    let trail = format!("targets at {on_screen:?}; the pointer ended at {pointer}; {selections:#?}");
+    // What the run said of its start, its tracking and its end (a run that
+    // typed nothing under a loaded machine once left no other clue).
+    let lines: Vec<&str> = said.lines().filter(|l| !l.contains("menu selection")).collect();
+    let gist: Vec<&str> = lines.iter().take(12).chain(lines.iter().rev().take(8).rev()).copied().collect();
+    let trail = format!("targets at {on_screen:?}; the pointer ended at {pointer}; {selections:#?}; the run's log, first and last lines: {gist:#?}");
     Some(Typed { text, buttons, focused, trail })
 }
 
