@@ -29,7 +29,7 @@ use opencv::prelude::*;
 
 use super::ncc;
 use super::params::{
-    EARLY_RETURN_SHARE, EARLY_TURN_MS, START_BLINK_MS, START_DEPARTURE, START_NOISE_FACTOR, START_OPENING, LIDS_FELL, LIDS_TAU_MS,
+    EARLY_RETURN_SHARE, EARLY_TURN_MS, START_BLINK_MS, START_DEPARTURE, START_NOISE_FACTOR, START_OPENING, LIDS_FELL, LIDS_TAU_MS, DIP_FALL, DIP_BACK,
     ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, SHUT_CLOSURE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, HELD_DIP_TURN, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_SPAN_DEPTH_CAP, EYE_WINDOW_MS, EYE_REST_MIN_MS, OPEN_TAU_MS, WINK_AFTER_BOTH_MS, WINK_CLOSED, WINK_FROM_OPEN_MS, WINK_ONSET_MS, WINK_OTHER_MAX,
 };
@@ -189,6 +189,12 @@ pub struct EyeState {
     blinks: u32,
     candidate: Option<Candidate>,
     armed: bool,
+    /// Both eyes' lids down together, with no closure under way: since when,
+    /// and the least drop of the two at its deepest (see [`Self::dip_blink`]).
+    dip: Option<(f64, f64)>,
+    /// Both eyes' lids seen up (openness drop under `DIP_BACK` × `DIP_FALL`)
+    /// since the last closure or dip: a dip must fall from there.
+    lids_up: bool,
     /// Since when each eye has been departed without a blink under way.
     departed: [Option<f64>; 2],
     wink: Option<(usize, f64, bool)>,
@@ -333,6 +339,7 @@ impl EyeState {
         let openness_now = [openness(&self.patch[0], &mut self.grad)?, openness(&self.patch[1], &mut self.grad)?];
         self.start_blink(&seen, openness_now, t_ms, events);
         self.follow_openness(&seen, openness_now, dt);
+        self.dip_blink(brows_up, t_ms, events);
         for ((open_since, last_open), eye) in self.open_since.iter_mut().zip(&mut self.last_open).zip(&seen) {
             if eye.closure < EYE_REARM {
                 open_since.get_or_insert(t_ms);
@@ -581,6 +588,51 @@ impl EyeState {
         }
         self.openness_drop = drop;
         tracing::trace!("eyes: openness down {:.3} {:.3} closure {:.2} {:.2}", drop[0], drop[1], seen[0].closure, seen[1].closure);
+    }
+
+    /// A blink the looks did not see: both eyes' lids came down together, by
+    /// `DIP_FALL` of openness or more, and back up within a blink's length
+    /// (either eye's drop under `DIP_BACK` of the dip's deepest), while no
+    /// closure was under way. Openness (the gradient across the eye over the
+    /// gradient up and down) is the same measure for anyone, against the
+    /// eye's own open level; the looks' closure is against what the person's
+    /// eyes did before, and misses blinks the looks were not ready for:
+    /// the second blink of a double blink (the closure still over
+    /// `EYE_REARM` from the first), and the one or two frames a slow camera
+    /// sees of a blink while the person talks and moves. Nothing is learned
+    /// from such a blink (no closed level). A look down lasts longer; raised
+    /// brows stretch the lids (no dip is taken then).
+    fn dip_blink(&mut self, brows_up: bool, t_ms: f64, events: &mut Vec<Event>) {
+        let [a, b] = self.openness_drop;
+        let (both, either) = (a.min(b), a.max(b));
+        if self.candidate.is_some() {
+            (self.dip, self.lids_up) = (None, false);
+            return;
+        }
+        if brows_up {
+            self.dip = None;
+            return;
+        }
+        // The lids must be seen back up after a closure before they can dip:
+        // a closure's own slow reopening, still half way down as the looks
+        // call it over, is no second blink (zju-s16).
+        if self.dip.is_none() && either < DIP_BACK * DIP_FALL {
+            self.lids_up = true;
+        }
+        self.dip = match self.dip {
+            None if self.lids_up && both >= DIP_FALL => {
+                self.lids_up = false;
+                Some((t_ms, both))
+            }
+            None => None,
+            Some((since, _)) if t_ms - since > BLINK_MAX_MS => None,
+            Some((since, deepest)) if either < DIP_BACK * deepest => {
+                tracing::trace!("eyes: t {t_ms:.0} both lids came down (openness {deepest:.2}) and back up since {since:.0}: a blink");
+                self.give_blink(t_ms, events);
+                None
+            }
+            Some((since, deepest)) => Some((since, deepest.max(both))),
+        };
     }
 
     /// Whether on the last frame the lids came down: either eye's openness
@@ -991,6 +1043,36 @@ mod tests {
             (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
         });
         s
+    }
+
+    /// A double blink: the eyes shut, open for 200 ms looking a little
+    /// aside (so they do not look as they did before the first blink, and
+    /// the looks' closure stays over `EYE_REARM`), and shut again. The
+    /// second blink is seen in the lids alone (`dip_blink`). A look aside
+    /// with the lids up, and one with the lids lowered for a second, are
+    /// no blink.
+    #[test]
+    fn the_second_blink_of_a_double_blink_is_seen_in_the_lids() {
+        let aside = [0.0, 0.07];
+        let mut s = EyeState::default();
+        let learn = run(&mut s, 0.0, 3000.0, 33.3, blinks(130.0));
+        assert_eq!(learn.len(), 2, "{learn:?}");
+        // Shut 100 ms, open 200 ms (the looks' closure about 1), shut 100 ms.
+        let ev = run(&mut s, 3000.0, 4500.0, 33.3, |t| match t {
+            t if (3500.0..3600.0).contains(&t) || (3800.0..3900.0).contains(&t) => ([1.0, 1.0], aside),
+            t if (3600.0..4300.0).contains(&t) => ([0.0, 0.0], aside),
+            _ => ([0.0, 0.0], [0.0, 0.0]),
+        });
+        let times: Vec<f64> = ev.iter().filter(|e| e.1 == Event::Blink).map(|e| e.0).collect();
+        assert_eq!(times.len(), 2, "{ev:?}");
+        assert!((3500.0..3800.0).contains(&times[0]) && (3800.0..4150.0).contains(&times[1]), "{ev:?}");
+        // Looks aside and back, and lids lowered half way for a second: nothing.
+        let ev = run(&mut s, 4500.0, 8000.0, 33.3, |t| match t {
+            t if (5000.0..5300.0).contains(&t) => ([0.0, 0.0], aside),
+            t if (6000.0..7000.0).contains(&t) => ([0.5, 0.5], [0.0, 0.0]),
+            _ => ([0.0, 0.0], [0.0, 0.0]),
+        });
+        assert!(ev.iter().all(|e| e.1 != Event::Blink), "{ev:?}");
     }
 
     #[test]

@@ -279,6 +279,14 @@ pub const SHUT_CLOSURE: f64 = 1.5;
 /// Eyes held shut stay this near the closure's own deepest point (lids that
 /// reopen half way and stay there are not held shut).
 pub const HOLD_SHARE: f64 = 0.65;
+/// A blink seen in the lids alone (`EyeState::dip_blink`): both eyes'
+/// openness down by this much or more, with no closure under way ...
+pub const DIP_FALL: f64 = 0.4;
+/// ... and back, within `BLINK_MAX_MS`, to under this share of the dip's
+/// deepest on either eye. (Chosen on the development clips and their moved,
+/// lit and slower copies, where it may add no more than a false blink a
+/// group; checked on real people talking, whom it was not chosen on.)
+pub const DIP_BACK: f64 = 0.6;
 /// A closure stops being one after the eyes have not looked closed for this long.
 pub const NOT_CLOSED_MS: f64 = 150.0;
 /// A blink teaches the closed level only if the eyes are back at rest this soon after it.
