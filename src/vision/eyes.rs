@@ -176,6 +176,13 @@ struct Candidate {
     /// Past `BLINK_MAX_MS`: the change from the held look (by when it began)
     /// that was given as a blink on the way out of the look.
     left_through: Option<f64>,
+    /// Since when both eyes' lids have been up (openness within
+    /// `LIDS_FELL` of its open level) while the closure holds, and whether
+    /// they were so for `NOT_CLOSED_MS` or more: eyes turned aside after a
+    /// blink depart from their open look as far as shut ones, with the lids
+    /// up, and that is no long blink.
+    lids_up_since: Option<f64>,
+    lids_opened: bool,
 }
 
 /// The eye-state detector of both eyes (index 0: the subject's left eye, 1: the right).
@@ -388,6 +395,8 @@ impl EyeState {
                         fresh: self.last_closure_before.is_some_and(|(l, r)| l.max(r) < EYE_ON),
                         after_look: self.look_ended.is_some_and(|e| t_ms - e <= BLINK_MAX_MS),
                         left_through: None,
+                        lids_up_since: None,
+                        lids_opened: false,
                     });
                     self.wink = None;
                 } else {
@@ -428,7 +437,7 @@ impl EyeState {
                     // look that ended in a blink (a look far up departs half
                     // as much as closed eyes, and its blink twice as much).
                     let held = t_ms - c.deep_since >= timing.long_blink_ms;
-                    if held && dur <= LONG_BLINK_MAX_MS && closed_like && c.seen_shut && self.settled(c.start) {
+                    if held && dur <= LONG_BLINK_MAX_MS && closed_like && c.seen_shut && !c.lids_opened && self.settled(c.start) {
                         events.push(Event::LongBlink);
                         self.pending = None;
                     } else if c.announced {
@@ -453,6 +462,15 @@ impl EyeState {
                         }
                     }
                 } else if dur > BLINK_MAX_MS {
+                    // Held shut, the lids are down: a woman talking glanced
+                    // aside for a second after a blink, her lids up all along,
+                    // and it was a long blink, a right click.
+                    if self.openness_drop.iter().all(|&d| d < LIDS_FELL) {
+                        let since = *c.lids_up_since.get_or_insert(t_ms);
+                        c.lids_opened |= t_ms - since >= NOT_CLOSED_MS;
+                    } else {
+                        c.lids_up_since = None;
+                    }
                     if mean >= HOLD_SHARE * c.peak && shut {
                         c.open_since = None;
                         c.seen_shut |= least >= SHUT_CLOSURE;
@@ -1073,6 +1091,25 @@ mod tests {
             _ => ([0.0, 0.0], [0.0, 0.0]),
         });
         assert!(ev.iter().all(|e| e.1 != Event::Blink), "{ev:?}");
+    }
+
+    /// A blink, then the eyes turned aside for most of a second with the lids
+    /// up: the looks' closure holds (turned eyes depart from their open
+    /// look as far as shut ones), but it is no long blink (a right click);
+    /// eyes held shut as long are one.
+    #[test]
+    fn eyes_turned_aside_after_a_blink_are_no_long_blink() {
+        let aside = [0.12, 0.04];
+        let mut s = EyeState::default();
+        run(&mut s, 0.0, 3000.0, 33.3, blinks(130.0));
+        let ev = run(&mut s, 3000.0, 5000.0, 33.3, |t| match t {
+            t if (3500.0..3600.0).contains(&t) => ([1.0, 1.0], aside),
+            t if (3600.0..4500.0).contains(&t) => ([0.0, 0.0], aside),
+            _ => ([0.0, 0.0], [0.0, 0.0]),
+        });
+        assert!(ev.iter().all(|e| e.1 != Event::LongBlink), "{ev:?}");
+        let ev = run(&mut s, 5000.0, 7000.0, 33.3, |t| (if (5500.0..6400.0).contains(&t) { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0]));
+        assert_eq!(ev.iter().filter(|e| e.1 == Event::LongBlink).count(), 1, "{ev:?}");
     }
 
     #[test]
