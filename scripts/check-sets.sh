@@ -12,8 +12,11 @@
 # Sets: mv, mvB, mvC (moved as a talking head; mvC at half the frame rate and
 # 0.6 of the size), lit (lit from behind), copies (slower and smaller), fresh
 # (the seventh session's p1/p2 copies), talk, talkB, talkC, talkD (generated
-# talking; C and D with glasses), gl (generated glasses), smile (generated
-# smiles), plus the development clips themselves (dev).
+# talking; C and D with glasses), expr (generated expressive talking: brows
+# that lift with speech as far as a meant raise, and raises meant in the
+# pauses), gl (generated glasses), smile (generated smiles), plus the
+# development clips themselves (dev). The real talking set is
+# scripts/talk-set.sh.
 set -euo pipefail
 # Paths given are the caller's; the script works from the repository root.
 abs() { realpath -m -- "$1"; }
@@ -47,6 +50,10 @@ make)
     q synth --talking --glasses --seed 501 --seconds 60 --fps 24 --out "$out/talkD/d501-24"
     q synth --talking --glasses --seed 502 --seconds 60 --fps 15 --out "$out/talkD/d502-15"
     q synth --talking --glasses --seed 503 --seconds 60 --fps 10 --out "$out/talkD/d503-10"
+    for spec in "701 30" "702 24" "703 15" "704 10" "705 8" "706 20 --glasses"; do
+        set -- $spec
+        q synth --talking --expressive ${3:-} --seed "$1" --seconds 60 --fps "$2" --out "$out/expr/e$1-$2${3:+g}"
+    done
     for s in 301 302 303; do q synth --glasses --seed $s --seconds 30 --out "$out/gl/g$s-30"; done
     q synth --glasses --talking --seed 304 --seconds 40 --fps 15 --out "$out/gl/t304-15"
     for spec in "601 24" "602 15" "603 30" "604 10" "606 8" "605 20 --glasses"; do
@@ -78,7 +85,7 @@ make)
     ;;
 eval)
     B=${2:?usage: check-sets.sh eval BIN TRACES [OUT]}; traces=${3:?usage: check-sets.sh eval BIN TRACES [OUT]}; out=${4:-/tmp/cs}
-    for s in dev talk talkB talkC talkD gl smile mv mvB mvC lit copies fresh; do
+    for s in dev talk talkB talkC talkD expr gl smile mv mvB mvC lit copies fresh; do
         if [ "$s" = dev ]; then set -- "$data"/focus-* "$data"/zju/*; else set -- "$out/$s"/*; fi
         rm -rf "${traces:?}/$s"; mkdir -p "$traces/$s"
         rows=$("$B" eval "$@" --trace-dir "$traces/$s" 2>/dev/null) || { echo "check-sets: $B eval failed on the set $s" >&2; exit 1; }
