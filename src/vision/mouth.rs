@@ -49,8 +49,10 @@ struct Sample {
     valid: bool,
 }
 
-/// Samples kept: enough for `SPEECH_LAG_MS` at 60 fps.
+/// Samples kept, at most one every `SAMPLE_EVERY_MS`: they reach back 250 ms
+/// or more at any frame rate (a 120 fps camera too).
 const SAMPLES: usize = 10;
+const SAMPLE_EVERY_MS: f64 = SPEECH_LAG_MS / 4.0;
 
 /// Whether the person is talking, from the motion of the mouth against the nose.
 #[derive(Debug)]
@@ -129,6 +131,10 @@ impl Speech {
                 self.last_activity = Some(activity);
                 self.recent.push_back((t, activity > SPEECH_ACTIVE));
             }
+        }
+        let last = self.samples[(self.next + SAMPLES - 1) % SAMPLES].t;
+        if self.samples.iter().any(|s| s.valid) && t - last < SAMPLE_EVERY_MS && t > last {
+            return Ok(());
         }
         let slot = &mut self.samples[self.next];
         self.mouth.copy_to(&mut slot.mouth)?;
@@ -252,6 +258,15 @@ mod tests {
             let from = (SPEECH_WINDOW_MS / dt).ceil() as usize;
             assert!(talk[from..].iter().all(|t| *t), "talking at {dt} ms: {talk:?}");
         }
+    }
+
+    /// A fast camera (120 fps) keeps enough earlier looks to compare with one 100 ms old.
+    #[test]
+    fn talking_is_seen_at_120_fps() {
+        let (_, talk) = run(240, 1000.0 / 120.0, |i| (syllables(i as f64 * 1000.0 / 120.0), 0));
+        assert!(talk[130..].iter().all(|t| *t), "{talk:?}");
+        let (_, still) = run(240, 1000.0 / 120.0, |_| (1, 0));
+        assert!(still.iter().all(|t| !t), "{still:?}");
     }
 
     #[test]
