@@ -10,14 +10,15 @@
 //! The page's first page holds the toggles and pickers (high contrast, the
 //! click toolbar, the menu's edge, the click sound, start at login, the
 //! camera), one target each; the pages after it, these settings (the
-//! keyboard's order of letters among them).
+//! keyboard's order of letters among them, and whether face gestures wait
+//! while the user talks).
 //!
 //! This is the model: the settings' names, values in words, and steps.
 
 use crate::settings::{Action, KeyboardLayout, Mapping, Settings};
 
 /// The settings on the page, in order.
-pub const ROWS: [&str; 15] = [
+pub const ROWS: [&str; 16] = [
     "Dwell time",
     "Pointer speed",
     "Dead band",
@@ -33,6 +34,7 @@ pub const ROWS: [&str; 15] = [
     "Long blink",
     "Left wink",
     "Right wink",
+    "While talking",
 ];
 
 /// How many settings a page shows (two targets each, after the page's own two).
@@ -113,6 +115,8 @@ pub fn value(s: &Settings, row: usize) -> String {
         "Keyboard" => s.ui.keyboard.name().into(),
         "Point scan sweep" => format!("{:.0} s", s.switch.point_scan_sweep_ms / 1000.0),
         "Switch key" => if s.switch.external_key.trim().is_empty() { "none".into() } else { s.switch.external_key.trim().to_uppercase() },
+        // The talk guard (`vision.talk_guard`): off for a user whose mouth moves on its own.
+        "While talking" => if s.vision.talk_guard { "gestures wait".into() } else { "gestures act".into() },
         _ => {
             let mut c = s.clone();
             gesture(&mut c, row).map_or_else(String::new, |a| action_name(a))
@@ -172,6 +176,7 @@ pub fn step(s: &mut Settings, row: usize, more: bool) -> bool {
         "Zoom" => s.ui.zoom = ((s.ui.zoom + if more { 0.25 } else { -0.25 }) * 4.0).round() / 4.0,
         "Scan step" => s.ui.scan_step_ms = round(s.ui.scan_step_ms + sign * 100.0, 100.0).clamp(400.0, 5000.0),
         "Keyboard" => s.ui.keyboard = cycle(&[KeyboardLayout::Frequency, KeyboardLayout::Qwerty], &s.ui.keyboard, more),
+        "While talking" => s.vision.talk_guard = !s.vision.talk_guard,
         "Point scan sweep" => s.switch.point_scan_sweep_ms = round(s.switch.point_scan_sweep_ms + sign * 1000.0, 1000.0).clamp(2000.0, 30_000.0),
         "Switch key" => {
             let cur = s.switch.external_key.trim().to_lowercase();
@@ -242,6 +247,11 @@ mod tests {
         step(&mut s, key, false);
         step(&mut s, key, false);
         assert_eq!(s.switch.external_key, "tab", "wraps round");
-        assert_eq!(pages(), 3);
+        let talk = ROWS.iter().position(|r| *r == "While talking").expect("row");
+        assert_eq!(value(&s, talk), "gestures wait");
+        step(&mut s, talk, true);
+        assert!(!s.vision.talk_guard);
+        assert_eq!(value(&s, talk), "gestures act");
+        assert_eq!(pages(), 4);
     }
 }
