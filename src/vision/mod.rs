@@ -162,6 +162,23 @@ fn forget_positions(out: &mut Observation) {
     out.confidence = 0.0;
 }
 
+/// Samples `gray` into the `size` patch `out` through the affine map `m`:
+/// patch pixel (x, y) is taken from the frame at (m₀x + m₁y + m₂,
+/// m₃x + m₄y + m₅), bilinear, the frame's edges repeated. `warp` is a
+/// reused 2×3 buffer.
+fn warp_patch(gray: &Mat, m: [f64; 6], size: opencv::core::Size, warp: &mut Mat, out: &mut Mat) -> Result<(), opencv::Error> {
+    use opencv::prelude::*;
+    if warp.rows() != 2 || warp.cols() != 3 || warp.typ() != opencv::core::CV_64F {
+        *warp = Mat::zeros(2, 3, opencv::core::CV_64F)?.to_mat()?;
+    }
+    for (k, value) in m.into_iter().enumerate() {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+        let (row, col) = ((k / 3) as i32, (k % 3) as i32);
+        *warp.at_2d_mut::<f64>(row, col)? = value;
+    }
+    opencv::imgproc::warp_affine(gray, out, warp, size, opencv::imgproc::INTER_LINEAR | opencv::imgproc::WARP_INVERSE_MAP, opencv::core::BORDER_REPLICATE, opencv::core::Scalar::default())
+}
+
 /// The face's unit axes from the eye line: along (image-left to image-right eye) and up.
 fn axes(re: Point, le: Point) -> (Point, Point) {
     let d = dist(re, le).max(1e-6);

@@ -21,7 +21,6 @@
 use std::collections::VecDeque;
 
 use opencv::core::{Mat, Size};
-use opencv::imgproc;
 use opencv::prelude::*;
 
 use super::params::{SPEECH_ACTIVE, SPEECH_LAG_MS, SPEECH_MIN_FRAMES, SPEECH_MOUTH, SPEECH_NOSE, SPEECH_SHARE, SPEECH_STALE_MS, SPEECH_WINDOW_MS};
@@ -170,17 +169,9 @@ fn sample(gray: &Mat, le: Point, re: Point, region: Region, warp: &mut Mat, out:
         m[0] + iod * (region.across.0 * e[0] + region.down.0 * down[0]),
         m[1] + iod * (region.across.0 * e[1] + region.down.0 * down[1]),
     ];
-    if warp.rows() != 2 || warp.cols() != 3 || warp.typ() != opencv::core::CV_64F {
-        *warp = Mat::zeros(2, 3, opencv::core::CV_64F)?.to_mat()?;
-    }
     // Patch pixel (i, j) is taken from the frame at origin + i·su·e + j·sv·down.
-    for (k, value) in [e[0] * su, down[0] * sv, origin[0], e[1] * su, down[1] * sv, origin[1]].into_iter().enumerate() {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-        let (row, col) = ((k / 3) as i32, (k % 3) as i32);
-        *warp.at_2d_mut::<f64>(row, col)? = value;
-    }
-    imgproc::warp_affine(gray, out, warp, Size::new(w, h), imgproc::INTER_LINEAR | imgproc::WARP_INVERSE_MAP, opencv::core::BORDER_REPLICATE, opencv::core::Scalar::default())?;
-    Ok(())
+    let map = [e[0] * su, down[0] * sv, origin[0], e[1] * su, down[1] * sv, origin[1]];
+    Ok(super::warp_patch(gray, map, Size::new(w, h), warp, out)?)
 }
 
 /// How much `now` changed from `before`: 1 less the best correlation of
@@ -201,6 +192,7 @@ fn change(now: &Mat, before: &Mat, shift: i32, inner: &mut Mat, result: &mut Mat
 mod tests {
     use super::*;
     use opencv::core::{CV_8UC1, Point as CvPoint, Scalar};
+    use opencv::imgproc;
 
     /// A plain face: skin, two dark eyes, a nose, and a mouth open by `open` pixels.
     fn face(open: i32, dx: i32, noise_seed: u32) -> Mat {
@@ -214,15 +206,12 @@ mod tests {
         imgproc::ellipse(&mut m, CvPoint::new(160 + dx, 144), opencv::core::Size::new(14, open.max(1)), 0.0, 0.0, 360.0, col(60.0), -1, imgproc::LINE_8, 0)
             .expect("mouth");
         imgproc::line(&mut m, CvPoint::new(146 + dx, 144), CvPoint::new(174 + dx, 144), col(90.0), 2, imgproc::LINE_8, 0).expect("lips");
-        // Sensor noise, the same for every frame of a seed.
-        let mut s = noise_seed.wrapping_mul(2_654_435_761).max(1);
+        // Sensor noise of ±3 grey levels, the same for every frame of a seed.
+        let mut rng = crate::lab::synth::Rng::new(u64::from(noise_seed));
         for y in 0..240 {
             for x in 0..320 {
-                s ^= s << 13;
-                s ^= s >> 17;
-                s ^= s << 5;
                 let p = m.at_2d_mut::<u8>(y, x).expect("px");
-                *p = p.saturating_add((s % 7) as u8).saturating_sub(3);
+                *p = p.saturating_add(rng.uniform(0.0, 7.0) as u8).saturating_sub(3);
             }
         }
         m

@@ -5,7 +5,6 @@
 //! farther between frames).
 
 use opencv::core::{Mat, Size};
-use opencv::imgproc;
 use opencv::prelude::*;
 
 use super::eyes::EyeTiming;
@@ -567,15 +566,8 @@ impl Vision {
         let (c, s) = (scale * turn.cos(), scale * turn.sin());
         let (u, v) = (f64::from(w) / 2.0, f64::from(h) / 2.0);
         // Template pixel (x, y) is taken from the frame at feature + R·scale·((x, y) − centre).
-        if self.warp.rows() != 2 || self.warp.cols() != 3 || self.warp.typ() != opencv::core::CV_64F {
-            self.warp = Mat::zeros(2, 3, opencv::core::CV_64F)?.to_mat()?;
-        }
-        for (k, value) in [c, -s, tr.feature[0] - c * u + s * v, s, c, tr.feature[1] - s * u - c * v].into_iter().enumerate() {
-            #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-            let (row, col) = ((k / 3) as i32, (k % 3) as i32);
-            *self.warp.at_2d_mut::<f64>(row, col)? = value;
-        }
-        imgproc::warp_affine(gray, &mut self.patch, &self.warp, Size::new(w, h), imgproc::INTER_LINEAR | imgproc::WARP_INVERSE_MAP, opencv::core::BORDER_REPLICATE, opencv::core::Scalar::default())?;
+        let m = [c, -s, tr.feature[0] - c * u + s * v, s, c, tr.feature[1] - s * u - c * v];
+        super::warp_patch(gray, m, Size::new(w, h), &mut self.warp, &mut self.patch)?;
         Ok(ncc::correlate(&self.patch, &tr.feature_t0, &mut self.result)?)
     }
 
@@ -669,6 +661,7 @@ fn off_the_same_way(ours: [Point; 2], face: &Face) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use opencv::imgproc;
 
     #[test]
     fn the_feature_window_grows_with_the_frame_interval_within_bounds() {
