@@ -196,6 +196,14 @@ impl BrowSwitch {
         self.rearm = Rearm::Waiting;
     }
 
+    /// As [`Self::eyes_shut`], and a rise under way but not yet fired is
+    /// dropped too: what moved the measure (a blink, talking) lifted it.
+    fn start_from_rest_again(&mut self) {
+        self.eyes_shut();
+        self.above_since = None;
+        self.leaving = false;
+    }
+
     /// Whether the brows are raised now.
     #[must_use]
     pub fn raised(&self) -> bool {
@@ -329,9 +337,7 @@ impl Brows {
     /// eye state saw only as the lids reopened, on the frame the raise would
     /// have fired: a click on every blink.
     pub fn blinked(&mut self) {
-        self.open.eyes_shut();
-        self.open.above_since = None;
-        self.open.leaving = false;
+        self.open.start_from_rest_again();
     }
 
     /// The lids came down part of the way (`EyeState::lids_fell`), with a
@@ -361,11 +367,9 @@ impl Brows {
     /// dropped; once the talking is over, a raise must be seen to start from
     /// rest. A raise already fired goes on (it began with the mouth still).
     pub fn talking(&mut self) {
-        self.blinked();
+        self.open.start_from_rest_again();
         if let Some(look) = self.look.as_mut() {
-            look.switch.eyes_shut();
-            look.switch.above_since = None;
-            look.switch.leaving = false;
+            look.switch.start_from_rest_again();
         }
     }
 

@@ -465,7 +465,7 @@ impl EyeState {
                     // Held shut, the lids are down: a woman talking glanced
                     // aside for a second after a blink, her lids up all along,
                     // and it was a long blink, a right click.
-                    if self.openness_drop.iter().all(|&d| d < LIDS_FELL) {
+                    if !self.lids_fell() {
                         let since = *c.lids_up_since.get_or_insert(t_ms);
                         c.lids_opened |= t_ms - since >= NOT_CLOSED_MS;
                     } else {

@@ -131,8 +131,8 @@ impl Speech {
                 self.recent.push_back((t, activity > SPEECH_ACTIVE));
             }
         }
-        let last = self.samples[(self.next + SAMPLES - 1) % SAMPLES].t;
-        if self.samples.iter().any(|s| s.valid) && t - last < SAMPLE_EVERY_MS && t > last {
+        let last = &self.samples[(self.next + SAMPLES - 1) % SAMPLES];
+        if last.valid && (0.0..SAMPLE_EVERY_MS).contains(&(t - last.t)) && t > last.t {
             return Ok(());
         }
         let slot = &mut self.samples[self.next];

@@ -390,7 +390,10 @@ impl Vision {
         //     eye only looks away: an eye state whose open look of one eye
         //     was wrong for seconds, on a real talking clip, left the
         //     mouth unmeasured as long.)
-        self.speech.update(gray, add(tr.feature, tr.left.eye_offset), add(tr.feature, tr.right.eye_offset), t, !out.eyes_closed)?;
+        //     Off (`talk_guard`), nothing is measured.
+        if self.settings.talk_guard {
+            self.speech.update(gray, add(tr.feature, tr.left.eye_offset), add(tr.feature, tr.right.eye_offset), t, !out.eyes_closed)?;
+        }
         out.talking = self.settings.talk_guard && self.speech.talking();
         if out.talking {
             // Talking: a long closure is a blink (a look down while
