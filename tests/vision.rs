@@ -35,10 +35,7 @@ fn asset() -> FaceAsset {
 /// from the closure's onset, so long blinks are checked here on their own
 /// and left out of the blink score.
 fn generate_and_score(cfg: &SynthConfig) -> eval::Scores {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    synth::write_sequence(asset(), cfg, tmp.path()).expect("generate");
-    let mut seq = Sequence::load(tmp.path()).expect("labels");
-    let (mut records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
+    let (mut seq, mut records) = generate_and_replay(cfg);
     assert_eq!(records.len(), seq.rows.len(), "one record per frame");
     let long_ms = Settings::default().vision.long_blink_ms;
     let first_blink = records.iter().position(|r| r.events.contains(&Event::Blink)).unwrap_or(usize::MAX);
@@ -405,11 +402,8 @@ fn smiles_while_talking_are_no_action() {
 #[test]
 fn brows_that_lift_with_speech_do_not_click_and_a_raise_in_a_pause_does() {
     for (seed, fps) in [(701, 24.0), (704, 10.0)] {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        synth::write_sequence(asset(), &SynthConfig::talking_expressive(seed, 60.0, fps), tmp.path()).expect("generate");
-        let seq = Sequence::load(tmp.path()).expect("labels");
-        let replayed = |settings: &Settings| replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, settings).expect("replay").0;
-        let records = replayed(&Settings::default());
+        let (_tmp, seq) = generate(&SynthConfig::talking_expressive(seed, 60.0, fps));
+        let records = replayed(&seq, &Settings::default());
         assert_eq!(seq.meta.extra.get("person").and_then(|p| p.as_str()), Some("generated expressive talking"), "its own group in eval");
         let meant = seq.meta.synthetic_brow_raises.len();
         assert!(meant >= 3, "{fps} fps: {meant} meant raises");
@@ -420,7 +414,7 @@ fn brows_that_lift_with_speech_do_not_click_and_a_raise_in_a_pause_does() {
         assert!(records.iter().filter(|r| r.talking).count() * 3 > records.len(), "{fps} fps: talking is seen");
         let mut off = Settings::default();
         off.vision.talk_guard = false;
-        let raises = replayed(&off).iter().filter(|r| r.events.contains(&Event::BrowRaise)).count();
+        let raises = replayed(&seq, &off).iter().filter(|r| r.events.contains(&Event::BrowRaise)).count();
         assert!(raises > meant, "{fps} fps: without the guard, speech lifts click too ({raises} raises)");
     }
 }
@@ -438,11 +432,22 @@ fn no_action_and_blinks_found(cfg: &SynthConfig, what: &str) -> Sequence {
 
 /// A generated sequence, written and replayed as the app would: its labels and the trace.
 fn generate_and_replay(cfg: &SynthConfig) -> (Sequence, Vec<facemouse::trace::TraceRecord>) {
+    let (_tmp, seq) = generate(cfg);
+    let records = replayed(&seq, &Settings::default());
+    (seq, records)
+}
+
+/// `cfg` written to a temporary folder (kept as long as the folder is), and its labels.
+fn generate(cfg: &SynthConfig) -> (tempfile::TempDir, Sequence) {
     let tmp = tempfile::tempdir().expect("tempdir");
     synth::write_sequence(asset(), cfg, tmp.path()).expect("generate");
     let seq = Sequence::load(tmp.path()).expect("labels");
-    let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
-    (seq, records)
+    (tmp, seq)
+}
+
+/// `seq`'s video replayed as the app would with `settings`: the trace.
+fn replayed(seq: &Sequence, settings: &Settings) -> Vec<facemouse::trace::TraceRecord> {
+    replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, settings).expect("replay").0
 }
 
 /// The frames on which anything acted (a click, a gesture a profile can

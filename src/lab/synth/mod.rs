@@ -61,6 +61,14 @@ pub const LID_OPEN_MS: f64 = 90.0;
 /// Brows take this long to rise and to fall.
 pub const BROW_RAMP_MS: f64 = 150.0;
 
+/// Where a script's events must have begun by (ms): `margin` before the end
+/// of a sequence `duration_s` long. A duration that cannot be made
+/// (infinite, over an hour) gets no script; `check` refuses it before
+/// anything is rendered.
+fn script_end_ms(duration_s: f64, margin: f64) -> f64 {
+    if duration_s.is_finite() && duration_s <= 3600.0 { duration_s * 1000.0 - margin } else { 0.0 }
+}
+
 /// How a sequence is made.
 /// A person talking to the camera: phrases of 1.5–5 s with pauses of
 /// 0.4–1.6 s; in a phrase the jaw opens and closes with syllables (4–6 a
@@ -383,9 +391,7 @@ impl SynthConfig {
         let mut rng = Rng::new(seed ^ 0x5eed);
         let mut script = Vec::new();
         let mut t = 700.0 + rng.uniform(0.0, 500.0);
-        // A duration that cannot be made (infinite, over an hour) gets no
-        // script here; `check` refuses it before anything is rendered.
-        let end = if duration_s.is_finite() && duration_s <= 3600.0 { duration_s * 1000.0 - 1200.0 } else { 0.0 };
+        let end = script_end_ms(duration_s, 1200.0);
         while t < end {
             let k = rng.uniform(0.0, 1.0);
             let (action, len) = if k < 0.55 || t < 1500.0 {
@@ -412,7 +418,7 @@ impl SynthConfig {
         let mut rng = Rng::new(seed ^ 0x7a1c);
         let mut script = Vec::new();
         let mut t = 600.0 + rng.uniform(0.0, 600.0);
-        let end = if duration_s.is_finite() && duration_s <= 3600.0 { duration_s * 1000.0 - 1000.0 } else { 0.0 };
+        let end = script_end_ms(duration_s, 1000.0);
         while t < end {
             let closed = rng.uniform(40.0, 140.0);
             script.push(ScriptEvent { start_ms: t, action: Action::Blink { closed_ms: closed } });
@@ -431,7 +437,7 @@ impl SynthConfig {
         let mut cfg = Self::talking(seed, duration_s, fps);
         let talk = Talk::expressive();
         cfg.talk = Some(talk);
-        let end = if duration_s.is_finite() && duration_s <= 3600.0 { duration_s * 1000.0 - 1000.0 } else { 0.0 };
+        let end = script_end_ms(duration_s, 1000.0);
         let raises: Vec<ScriptEvent> = Speech::new(Some(talk), seed, duration_s * 1000.0)
             .meant
             .into_iter()
