@@ -465,11 +465,11 @@ impl EyeState {
                     // Held shut, the lids are down: a woman talking glanced
                     // aside for a second after a blink, her lids up all along,
                     // and it was a long blink, a right click.
-                    if !self.lids_fell() {
+                    if self.lids_fell() {
+                        c.lids_up_since = None;
+                    } else {
                         let since = *c.lids_up_since.get_or_insert(t_ms);
                         c.lids_opened |= t_ms - since >= NOT_CLOSED_MS;
-                    } else {
-                        c.lids_up_since = None;
                     }
                     if mean >= HOLD_SHARE * c.peak && shut {
                         c.open_since = None;
