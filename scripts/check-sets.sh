@@ -91,22 +91,7 @@ eval)
         rows=$("$B" eval "$@" --trace-dir "$traces/$s" 2>/dev/null) || { echo "check-sets: $B eval failed on the set $s" >&2; exit 1; }
         grep '^| \*\*' <<<"$rows" | sed -E "s/\| worst [0-9]+\/[0-9]+ \|\$//; s/^/$s /"
     done
-    python3 - "$traces" <<'PY'
-import collections, glob, json, os, sys
-root = sys.argv[1]
-for s in sorted(os.listdir(root)):
-    per = collections.defaultdict(collections.Counter)
-    for f in sorted(glob.glob(f"{root}/{s}/*.jsonl")):
-        for line in open(f):
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            for e in r.get("events") or []:
-                if e not in ("blink", "init"):
-                    per[e][os.path.basename(f)[:-6]] += 1
-    print(s, {e: dict(c) for e, c in sorted(per.items())})
-PY
+    scripts/set-events.py "$traces"
     ;;
 *)
     sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'

@@ -123,19 +123,7 @@ eval)
         mkdir -p "$traces/$s"
         "$B" eval --profile "$profile" "$out/$s"/* --trace-dir "$traces/$s" 2>/dev/null | grep '^| \*\*' | sed -E "s/\| worst [0-9]+\/[0-9]+ \|\$//; s/^/$s /"
     done
-    python3 - "$traces" <<'PY'
-import collections, glob, json, os, sys
-root = sys.argv[1]
-for s in ["A", "B", "slow", "mv", "L"]:
-    per = collections.defaultdict(collections.Counter)
-    for f in sorted(glob.glob(f"{root}/{s}/*.jsonl")):
-        for line in open(f):
-            r = json.loads(line)
-            for e in r.get("events") or []:
-                if e not in ("blink", "init", "lost"):
-                    per[e][os.path.basename(f)[:-6]] += 1
-    print(s, {e: dict(c) for e, c in sorted(per.items())})
-PY
+    "$(dirname "$0")/set-events.py" "$traces" --skip blink,init,lost A B slow mv L
     ;;
 *)
     sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
