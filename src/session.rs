@@ -219,6 +219,7 @@ impl Session {
             let mut pending: Vec<Command> = Vec::new();
             let mut quiet: Option<f64> = None;
             let mut seen_status = 0;
+            let mut first_frame = true;
             let outcome = loop {
                 if stop.load(Ordering::Relaxed) {
                     break Next::Stop;
@@ -267,6 +268,11 @@ impl Session {
                 }
                 match handle.slot().take(TAKE_TIMEOUT) {
                     Taken::Frame(frame) => {
+                        if first_frame {
+                            // When a source's frames begin to come (a recording's time 0; the hands-free tests wait for it).
+                            tracing::debug!("{}: first frame", handle.name());
+                            first_frame = false;
+                        }
                         if let Some(ms) = quiet.take() {
                             pipeline.set_quiet_until(frame.t_ms + ms);
                         }

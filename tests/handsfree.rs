@@ -278,6 +278,26 @@ fn run_facemouse(x: &Xvfb, config: &Path, video: &Path, log: &Path, menu: bool) 
     c.stdout(Stdio::null()).stderr(log).spawn().expect("facemouse")
 }
 
+/// When the recording began to play in the run that logs to `log`: the
+/// run says so with its first frame (looked for every 20 ms). The scripted
+/// face plays from then on, against the wall clock; the run itself may
+/// start seconds after it was spawned on a loaded machine, and a test that
+/// timed from the spawn pressed its switch too early for the script.
+fn clip_started(log: &Path) -> Instant {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if std::fs::read_to_string(log).is_ok_and(|s| s.contains(": first frame")) {
+            return Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the recording never began to play: {}", std::fs::read_to_string(log).unwrap_or_default());
+}
+
+fn sleep_until(t: Instant) {
+    std::thread::sleep(t.saturating_duration_since(Instant::now()));
+}
+
 /// A private display with openbox, and a config folder whose default
 /// profile has `settings` (with the temporary folder that holds it).
 fn desk(settings: &str) -> Option<(Xvfb, Child, tempfile::TempDir, std::path::PathBuf)> {
@@ -338,11 +358,12 @@ fn type_by_dwell(labels: &[&str]) -> Option<Typed> {
     let app = UserApp::open(&x.display, (0, 0), (640, 500));
     let log = tmp.path().join("facemouse.log");
     let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, true);
+    let started = clip_started(&log);
     // Starting may have given our window the focus for a moment: the user's
     // application has it again before the pointer sets off (at 6 s).
-    std::thread::sleep(Duration::from_secs(4));
+    sleep_until(started + Duration::from_secs(4));
     assert!(app.focus(&x), "xdotool cannot focus the test window");
-    std::thread::sleep(Duration::from_secs_f64(seconds - 4.0 + 2.0));
+    sleep_until(started + Duration::from_secs_f64(seconds + 2.0));
     let focused = app.has_focus(&x);
     let pointer = xdotool(&x, &["getmouselocation"]).unwrap_or_default();
     stop(fm);
@@ -473,10 +494,10 @@ fn a_point_scanning_click_lands_on_another_application_by_the_switch_alone() {
     let seconds = clip(&clip_dir, 40_000.0, &[], 500.0);
     let app = UserApp::open(&x.display, (0, 0), (1280, 800));
     let log = tmp.path().join("facemouse.log");
-    let started = Instant::now();
     let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, false);
+    let started = clip_started(&log);
     let (main, minimized) = minimize_ours(&x);
-    std::thread::sleep(Duration::from_secs(3));
+    sleep_until(started + Duration::from_secs(3));
     let (conn, _) = x11rb::connect(Some(&x.display)).expect("connect");
     let target = (420, 330);
     let _ = xdotool(&x, &["key", "F12"]);
@@ -515,15 +536,15 @@ fn a_rest_on_another_application_shows_the_ring_at_the_pointer_then_clicks_once(
     let seconds = clip(&clip_dir, 6000.0, &[a, b], 2500.0);
     let app = UserApp::open(&x.display, (0, 0), (1280, 800));
     let log = tmp.path().join("facemouse.log");
-    let started = Instant::now();
     let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, false);
+    let started = clip_started(&log);
     // Our main window is set aside (minimized), as a user who only clicks
     // in other applications would; a rest on it would be its own.
     let (main, minimized) = minimize_ours(&x);
     // The rest on A: from 6.8 s to 9.3 s of the video.
-    std::thread::sleep(Duration::from_secs_f64(6.8_f64 - started.elapsed().as_secs_f64()).max(Duration::ZERO));
+    sleep_until(started + Duration::from_secs_f64(6.8));
     let ring = watch_for_ring(&x, started + Duration::from_secs_f64(9.3));
-    std::thread::sleep((started + Duration::from_secs_f64(seconds + 2.0)).saturating_duration_since(Instant::now()));
+    sleep_until(started + Duration::from_secs_f64(seconds + 2.0));
     stop(fm);
     let (_, buttons) = app.finish();
     stop(wm);
@@ -558,14 +579,14 @@ fn a_pause_is_ended_by_the_switch_and_nothing_clicks_while_paused() {
     let seconds = clip_with(&clip_dir, 18_000.0, &[], 500.0, &[raise(6000.0, 2200.0), raise(9500.0, 300.0), raise(14_500.0, 300.0)]);
     let app = UserApp::open(&x.display, (0, 0), (1280, 800));
     let log = tmp.path().join("facemouse.log");
-    let started = Instant::now();
     let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, false);
+    let started = clip_started(&log);
     let (main, minimized) = minimize_ours(&x);
     // The switch, at 12 s: after the raise while paused, before the last one.
-    std::thread::sleep((started + Duration::from_secs(12)).saturating_duration_since(Instant::now()));
+    sleep_until(started + Duration::from_secs(12));
     let before = app.buttons.lock().expect("buttons").clone();
     let _ = xdotool(&x, &["key", "F12"]);
-    std::thread::sleep((started + Duration::from_secs_f64(seconds + 1.0)).saturating_duration_since(Instant::now()));
+    sleep_until(started + Duration::from_secs_f64(seconds + 1.0));
     stop(fm);
     let (_, buttons) = app.finish();
     stop(wm);
@@ -604,11 +625,11 @@ fn scrolling_is_started_and_ended_by_head_motion_alone() {
     synth::write_sequence(FaceAsset::load(&synth::default_photo()).expect("photo"), &cfg, &clip_dir).expect("clip");
     let app = UserApp::open(&x.display, (0, 0), (1280, 800));
     let log = tmp.path().join("facemouse.log");
-    let started = Instant::now();
     let fm = run_facemouse(&x, &config, &clip_dir.join("video.avi"), &log, false);
+    let started = clip_started(&log);
     let (main, minimized) = minimize_ours(&x);
     // The end of the clip: the pointer at C, where the head points.
-    std::thread::sleep((started + Duration::from_secs_f64(cfg.duration_s)).saturating_duration_since(Instant::now()));
+    sleep_until(started + Duration::from_secs_f64(cfg.duration_s));
     let pointer = xdotool(&x, &["getmouselocation", "--shell"]).unwrap_or_default();
     std::thread::sleep(Duration::from_secs(1));
     stop(fm);
