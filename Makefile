@@ -22,8 +22,9 @@ CARGO ?= cargo
 BIN := target/release/facemouse
 COST_SECONDS ?= 20
 CARGO_DEB_VERSION := 3.8.0
+HAVE_CARGO = command -v $(CARGO) >/dev/null || { echo "Rust is not installed: see https://rustup.rs, then run make again."; exit 1; }
 
-.PHONY: run test deps build bench cost fuzz clean deb cargo-deb
+.PHONY: run test deps fetch setup setup-test build bench cost fuzz clean deb cargo-deb
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -34,17 +35,31 @@ deps:
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@command -v $(CARGO) >/dev/null || { echo "Rust is not installed: see https://rustup.rs, then run make again."; exit 1; }
+	@$(HAVE_CARGO)
 
-build: deps
+# The crates are fetched while apt-get installs (it waits mostly on the
+# network and dpkg); for the tests, cargo-deb is built from crates.io then too.
+fetch:
+	@$(HAVE_CARGO)
+	@$(CARGO) fetch --quiet
+
+setup:
+	@$(MAKE) --no-print-directory -j2 deps fetch
+
+setup-test:
+	@$(MAKE) --no-print-directory -j3 deps fetch cargo-deb
+
+build: setup
 	$(CARGO) build --release
 
 run: build
 	$(BIN) $(ARGS)
 
 # cargo-deb builds the .deb; installed once into ~/.cargo/bin when missing.
-cargo-deb: deps
-	@$(CARGO) deb --version >/dev/null 2>&1 || $(CARGO) install cargo-deb --locked --version $(CARGO_DEB_VERSION)
+# It needs a C compiler (xz): on a machine without one, after the packages.
+cargo-deb: $(if $(shell command -v cc),,deps)
+	@$(HAVE_CARGO)
+	@$(CARGO) deb --version >/dev/null 2>&1 || $(CARGO) install --quiet cargo-deb --locked --version $(CARGO_DEB_VERSION)
 
 # The installable package: target/debian/facemouse_*.deb (binary, models, menus,
 # demo, launcher, icons, AppStream metainfo), with its launcher and metainfo validated.
@@ -59,7 +74,7 @@ deb: build cargo-deb
 # cargo-deb is there so that tests/package.rs can build and unpack the package.
 # scripts/test.sh builds every test once, then runs the X-display tests and the
 # others in three groups at the same time.
-test: deps cargo-deb
+test: setup-test
 	@if [ -z "$$DISPLAY" ]; then \
 		Xvfb :97 -screen 0 1280x800x24 -noreset -nolisten tcp >/dev/null 2>&1 & xvfb=$$!; \
 		export DISPLAY=:97; sleep 1; \
