@@ -156,7 +156,16 @@ impl Worker {
             last_wake: None,
         };
         let st = Arc::clone(&stop);
+        let window = Arc::clone(&repaint);
         let thread = std::thread::Builder::new().name("pipeline".into()).spawn(move || {
+            // A recording plays from when the window is there (its context
+            // given), not while a loaded machine is still opening it: it is
+            // seen from its start. A camera starts at once.
+            if !matches!(source.spec, SourceSpec::Camera(_)) {
+                while !st.load(Ordering::Relaxed) && window.lock().is_ok_and(|w| w.is_none()) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
             let mut session = Session::new(settings, source.spec, source.looping, source.drive);
             if let Err(e) = session.run(&rx, &st, &mut publisher) {
                 publisher.status(&e.to_string());
@@ -294,5 +303,30 @@ impl Observer for Publisher {
             s.message = message.to_string();
         }
         self.wake();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(w: &Worker) -> u64 {
+        w.snapshot().lock().map_or(0, |s| s.frame_seq)
+    }
+
+    /// A recording waits for the window: nothing of it is played before the
+    /// window's context is given, and it plays once it is.
+    #[test]
+    fn a_recording_plays_from_when_the_window_is_there() {
+        let demo = crate::demo_clip();
+        let w = Worker::start(Settings::default(), SourceChoice::recording(&demo, false, false)).expect("worker");
+        std::thread::sleep(Duration::from_millis(600));
+        assert_eq!(frames(&w), 0, "played before the window was there");
+        w.set_repaint(eframe::egui::Context::default());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while frames(&w) == 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(frames(&w) > 0, "no frame once the window was there");
     }
 }
