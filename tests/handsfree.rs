@@ -433,22 +433,30 @@ fn watch_for_ring(x: &Xvfb, until: Instant) -> Option<RingSeen> {
     None
 }
 
-/// Waits for our main window, then minimizes it (a window the window
-/// manager has not taken on yet is not minimized: asked again until the X
-/// server says it is unmapped). Its area, and whether it is minimized.
+/// Waits for our main window to be shown, then minimizes it (a window the
+/// window manager has not taken on yet is not minimized: asked again until
+/// the X server says it is unmapped). Its area, and whether it is minimized.
 fn minimize_ours(x: &Xvfb) -> (Option<(i32, i32, i32, i32)>, bool) {
     let main = our_window(x, "Facemouse", Duration::from_secs(20));
     let mut minimized = false;
     if let Some(id) = xdotool(x, &["search", "--name", "^Facemouse$"]).and_then(|s| s.lines().next().map(str::to_string)) {
         let (conn, _) = x11rb::connect(Some(&x.display)).expect("connect");
         let win: u32 = id.parse().expect("a window id");
-        for _ in 0..20 {
+        let viewable = || conn.get_window_attributes(win).ok().and_then(|c| c.reply().ok()).is_some_and(|a| a.map_state == x11rb::protocol::xproto::MapState::VIEWABLE);
+        // The window exists before it is shown: a minimize sent then is
+        // lost, and a window not yet shown looked minimized (a fresh
+        // clone's loaded run once left the window up over the screen, so
+        // the clip's rests fell on it).
+        let shown_by = Instant::now() + Duration::from_secs(20);
+        while !viewable() && Instant::now() < shown_by {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut tries = if viewable() { 20 } else { 0 };
+        while tries > 0 && !minimized {
             let _ = xdotool(x, &["windowminimize", &id]);
             std::thread::sleep(Duration::from_millis(150));
-            minimized = conn.get_window_attributes(win).ok().and_then(|c| c.reply().ok()).is_some_and(|a| a.map_state != x11rb::protocol::xproto::MapState::VIEWABLE);
-            if minimized {
-                break;
-            }
+            minimized = !viewable();
+            tries -= 1;
         }
     }
     (main, minimized)
