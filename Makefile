@@ -40,8 +40,7 @@ deps:
 # The crates are fetched while apt-get installs (it waits mostly on the
 # network and dpkg); for the tests, cargo-deb is built from crates.io then too.
 fetch:
-	@$(HAVE_CARGO)
-	@$(CARGO) fetch --quiet
+	@! command -v $(CARGO) >/dev/null || $(CARGO) fetch --quiet  # (without Rust, deps says so)
 
 setup:
 	@$(MAKE) --no-print-directory -j2 deps fetch
