@@ -934,7 +934,8 @@ pub(crate) fn grey_u8(x: f64) -> u8 {
 /// (`trunc` is a call without it).
 #[inline]
 pub(crate) fn grey_u8_lanes(x: f64) -> u8 {
-    // `max` takes 0 for NaN; 0 and 255 round to themselves.
+    // `max` takes 0 for NaN (`clamp` would keep it); 0 and 255 round to themselves.
+    #[allow(clippy::manual_clamp)]
     let c = x.max(0.0).min(255.0);
     let whole = c.trunc();
     // Exact: c and its whole part are within 2⁸ of each other.
