@@ -72,7 +72,7 @@ deb: build cargo-deb
 # A display is needed by the GUI and desktop tests: start Xvfb when there is none.
 # cargo-deb is there so that tests/package.rs can build and unpack the package.
 # scripts/test.sh builds every test once, then runs the X-display tests and the
-# others in three groups at the same time.
+# others in five groups at the same time.
 test: setup-test
 	@if [ -z "$$DISPLAY" ]; then \
 		Xvfb :97 -screen 0 1280x800x24 -noreset -nolisten tcp >/dev/null 2>&1 & xvfb=$$!; \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test, as `make test` runs them: built once, then run in four groups
+# Every test, as `make test` runs them: built once, then run in five groups
 # at the same time, so that the tests that wait on a real X display (dwell,
 # restarts, signals: mostly sleeping) do not wait for each other or for the
 # tests that work the CPU. Each group's output is printed whole when it ends;
