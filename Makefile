@@ -55,8 +55,10 @@ run: build
 	$(BIN) $(ARGS)
 
 # cargo-deb builds the .deb; installed once into ~/.cargo/bin when missing.
-# It needs a C compiler (xz): on a machine without one, after the packages.
-cargo-deb: $(if $(shell command -v cc),,deps)
+# It needs a C compiler with the C library's headers (xz): on a machine
+# where they cannot build a program, after the packages.
+C_BUILDS := $(shell printf '\043include <stdio.h>\nint main(void) { return 0; }\n' | cc -x c - -o /dev/null 2>/dev/null && echo yes)
+cargo-deb: $(if $(C_BUILDS),,deps)
 	@$(HAVE_CARGO)
 	@$(CARGO) deb --version >/dev/null 2>&1 || $(CARGO) install --quiet cargo-deb --locked --version $(CARGO_DEB_VERSION)
 
