@@ -119,8 +119,7 @@ impl Speech {
         let earlier = (1..=SAMPLES)
             .map(|k| (self.next + SAMPLES - k) % SAMPLES)
             .map(|i| &self.samples[i])
-            .filter(|s| s.valid && s.t < t)
-            .find(|s| t - s.t >= SPEECH_LAG_MS)
+            .find(|s| s.valid && t - s.t >= SPEECH_LAG_MS)
             .filter(|s| t - s.t <= SPEECH_STALE_MS);
         if let Some(s) = earlier {
             let mouth = change(&self.mouth, &s.mouth, SPEECH_MOUTH.shift, &mut self.inner, &mut self.result)?;
@@ -132,7 +131,7 @@ impl Speech {
             }
         }
         let last = &self.samples[(self.next + SAMPLES - 1) % SAMPLES];
-        if last.valid && (0.0..SAMPLE_EVERY_MS).contains(&(t - last.t)) && t > last.t {
+        if last.valid && t > last.t && t - last.t < SAMPLE_EVERY_MS {
             return Ok(());
         }
         let slot = &mut self.samples[self.next];
