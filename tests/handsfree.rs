@@ -291,7 +291,13 @@ fn clip_started(log: &Path) -> Instant {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    panic!("the recording never began to play: {}", std::fs::read_to_string(log).unwrap_or_default());
+    panic!("the recording never began to play: {}", said(log));
+}
+
+/// What the run that logs to `log` said, for a failure's message (without
+/// the lines that name the shipped models).
+fn said(log: &Path) -> String {
+    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| !l.contains("shipped one")).collect::<Vec<_>>().join("\n")
 }
 
 fn sleep_until(t: Instant) {
@@ -557,7 +563,7 @@ fn a_rest_on_another_application_shows_the_ring_at_the_pointer_then_clicks_once(
     let (_, buttons) = app.finish();
     stop(wm);
     assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
-    let ring = ring.unwrap_or_else(|| panic!("no ring while resting on {a:?} (clicks {buttons:?}): {}", std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| !l.contains("shipped one")).collect::<Vec<_>>().join("\n")));
+    let ring = ring.unwrap_or_else(|| panic!("no ring while resting on {a:?} (clicks {buttons:?}): {}", said(&log)));
     let (rx, ry, rw, rh) = ring.area;
     let centre = (rx + rw / 2, ry + rh / 2);
     assert!((centre.0 - ring.pointer.0).abs() <= 3 && (centre.1 - ring.pointer.1).abs() <= 3, "the ring sits round the pointer: {ring:?}");
@@ -598,10 +604,9 @@ fn a_pause_is_ended_by_the_switch_and_nothing_clicks_while_paused() {
     stop(fm);
     let (_, buttons) = app.finish();
     stop(wm);
-    let said = || std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| !l.contains("shipped one")).collect::<Vec<_>>().join("\n");
     assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
-    assert!(before.is_empty(), "a click while paused (or from the pausing raise): {before:?}; {}", said());
-    assert_eq!(buttons.len(), 1, "one click, from the raise after the switch resumed: {buttons:?}; {}", said());
+    assert!(before.is_empty(), "a click while paused (or from the pausing raise): {before:?}; {}", said(&log));
+    assert_eq!(buttons.len(), 1, "one click, from the raise after the switch resumed: {buttons:?}; {}", said(&log));
     assert_eq!(buttons[0].0, 1, "a left click");
 }
 
@@ -646,7 +651,7 @@ fn scrolling_is_started_and_ended_by_head_motion_alone() {
     let field = |k: &str| pointer.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.parse::<f64>().ok()).unwrap_or(-1.0);
     assert!(main.is_some() && minimized, "the window never showed, or could not be minimized");
     let down = buttons.iter().filter(|b| b.0 == 5).count();
-    assert!(down >= 3, "the head moving down scrolled down: {buttons:?}; {}", std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| !l.contains("shipped one")).collect::<Vec<_>>().join("\n"));
+    assert!(down >= 3, "the head moving down scrolled down: {buttons:?}; {}", said(&log));
     // Down from the start of the move to B until back at A: 0.8 + 2 + 0.8 s,
     // at most 15 steps a second (the head held still away is no rest).
     assert!(down >= 20, "scrolling went on while the head was held down there: {down}");
