@@ -9,7 +9,7 @@ SHELL := /bin/bash
 # crate where they are, since only that meta package ships opencv4.pc), the Haar
 # cascades, clang for the OpenCV bindings, v4l/udev for cameras.
 # Run and test: X11/GL libraries for the window, Xvfb + xdotool + ImageMagick for the GUI tests.
-# Package: dpkg-dev (the shared-library dependencies), desktop-file-utils and appstream (the validators).
+# Package: dpkg-dev (dpkg-shlibdeps finds the shared-library dependencies), desktop-file-utils and appstream (the validators).
 OPENCV_MODULES := core imgproc objdetect videoio imgcodecs calib3d
 APT_PACKAGES := build-essential pkg-config clang libclang-dev $(foreach m,$(OPENCV_MODULES),libopencv-$(m)-dev) opencv-data \
 	libv4l-dev libudev-dev libx11-dev libxi-dev libxtst-dev libxkbcommon-dev libxkbcommon-x11-0 \
@@ -21,10 +21,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO ?= cargo
 BIN := target/release/facemouse
 COST_SECONDS ?= 20
-CARGO_DEB_VERSION := 3.8.0
 HAVE_CARGO = command -v $(CARGO) >/dev/null || { echo "Rust is not installed: see https://rustup.rs, then run make again."; exit 1; }
 
-.PHONY: run test deps fetch setup setup-test build bench cost fuzz clean deb cargo-deb
+.PHONY: run test deps fetch setup build bench cost fuzz clean deb
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -38,15 +37,12 @@ deps:
 	@$(HAVE_CARGO)
 
 # The crates are fetched while apt-get installs (it waits mostly on the
-# network and dpkg); for the tests, cargo-deb is built from crates.io then too.
+# network and dpkg).
 fetch:
 	@! command -v $(CARGO) >/dev/null || $(CARGO) fetch --quiet  # (without Rust, deps says so)
 
 setup:
 	@$(MAKE) --no-print-directory -j2 deps fetch
-
-setup-test:
-	@$(MAKE) --no-print-directory -j3 deps fetch cargo-deb
 
 build: setup
 	$(CARGO) build --release
@@ -54,28 +50,20 @@ build: setup
 run: build
 	$(BIN) $(ARGS)
 
-# cargo-deb builds the .deb; installed once into ~/.cargo/bin when missing.
-# It needs a C compiler with the C library's headers (xz): on a machine
-# where they cannot build a program, after the packages.
-C_BUILDS := $(shell printf '\043include <stdio.h>\nint main(void) { return 0; }\n' | cc -x c - -o /dev/null 2>/dev/null && echo yes)
-cargo-deb: $(if $(C_BUILDS),,deps)
-	@$(HAVE_CARGO)
-	@$(CARGO) deb --version >/dev/null 2>&1 || $(CARGO) install --quiet cargo-deb --locked --version $(CARGO_DEB_VERSION)
-
 # The installable package: target/debian/facemouse_*.deb (binary, models, menus,
-# demo, launcher, icons, AppStream metainfo), with its launcher and metainfo validated.
-deb: build cargo-deb
-	$(CARGO) deb --no-build
+# demo, launcher, icons, AppStream metainfo: packaging/files), built with
+# dpkg-deb, with its launcher and metainfo validated.
+deb: build
+	scripts/deb.sh
 	desktop-file-validate packaging/io.github.facemouse.Facemouse.desktop
 	appstreamcli validate --no-net packaging/io.github.facemouse.Facemouse.metainfo.xml
 	@ls -1 target/debian/*.deb
 
 # Tests run against the release build (the vision code is too slow unoptimised).
 # A display is needed by the GUI and desktop tests: start Xvfb when there is none.
-# cargo-deb is there so that tests/package.rs can build and unpack the package.
 # scripts/test.sh builds every test once, then runs the X-display tests and the
 # others in five groups at the same time.
-test: setup-test
+test: setup
 	@if [ -z "$$DISPLAY" ]; then \
 		Xvfb :97 -screen 0 1280x800x24 -noreset -nolisten tcp >/dev/null 2>&1 & xvfb=$$!; \
 		export DISPLAY=:97; sleep 1; \

@@ -1,11 +1,11 @@
 //! The installable package (`make deb`): built from this test run's release
-//! binary with cargo-deb, validated, unpacked into a temporary root with
+//! binary by `scripts/deb.sh`, validated, unpacked into a temporary root with
 //! `dpkg-deb -x`, and the unpacked binary run on the unpacked demo clip. It
 //! must find its models under `../share/facemouse` (the pose proves the pose
 //! model was found), and nothing of the source tree.
 //!
-//! Skips with a message when cargo-deb or dpkg-deb is missing (`make test`
-//! installs both).
+//! Skips with a message when dpkg-deb or dpkg-shlibdeps is missing (`make
+//! test` installs dpkg-dev).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,14 +16,14 @@ fn have(program: &str, arg: &str) -> bool {
 
 /// Builds the package from the binary cargo built for this test run, into `out`.
 fn build_deb(out: &Path) -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(&cargo)
-        .args(["deb", "--no-build", "--no-strip", "--quiet", "--output"])
+    let status = Command::new("scripts/deb.sh")
+        .args(["--no-strip", "--output"])
         .arg(out)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
         .status()
-        .expect("run cargo deb");
-    assert!(status.success(), "cargo deb failed");
+        .expect("run scripts/deb.sh");
+    assert!(status.success(), "scripts/deb.sh failed");
     std::fs::read_dir(out)
         .expect("output folder")
         .filter_map(Result::ok)
@@ -70,12 +70,8 @@ fn replay_unpacked(root: &Path, trace: &Path) -> (usize, usize, usize) {
 
 #[test]
 fn the_package_installs_a_binary_that_finds_its_models_and_demo() {
-    if !have("cargo-deb", "--version") && !have("cargo", "deb") {
-        eprintln!("SKIP: cargo-deb is not installed (`make deb` or `make test` installs it)");
-        return;
-    }
-    if !have("dpkg-deb", "--version") {
-        eprintln!("SKIP: dpkg-deb is missing (not a Debian system)");
+    if !have("dpkg-deb", "--version") || !have("dpkg-shlibdeps", "--version") {
+        eprintln!("SKIP: dpkg-deb or dpkg-shlibdeps is missing (not a Debian system, or no dpkg-dev: `make test` installs it)");
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -100,6 +96,7 @@ fn the_package_installs_a_binary_that_finds_its_models_and_demo() {
         "/usr/share/icons/hicolor/256x256/apps/facemouse.png",
         "/usr/lib/udev/rules.d/70-facemouse-uinput.rules",
         "/usr/lib/modules-load.d/facemouse-uinput.conf",
+        "/usr/share/doc/facemouse/copyright",
     ] {
         assert!(files.iter().any(|f| f == want), "{want} is not in the package: {files:?}");
     }
@@ -109,9 +106,18 @@ fn the_package_installs_a_binary_that_finds_its_models_and_demo() {
         assert!(files.iter().any(|f| *f == format!("/usr/share/facemouse/menus/{name}")), "menu {name} is not in the package");
     }
 
+    // The control file: this crate's version, the machine's architecture.
+    let field = |name: &str| {
+        let out = Command::new("dpkg-deb").arg("-f").arg(&deb).arg(name).output().expect("dpkg-deb -f");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(field("Package"), "facemouse");
+    assert_eq!(field("Version"), format!("{}-1", env!("CARGO_PKG_VERSION")));
+    let arch = Command::new("dpkg").arg("--print-architecture").output().expect("dpkg --print-architecture");
+    assert_eq!(field("Architecture"), String::from_utf8_lossy(&arch.stdout).trim());
+
     // The runtime dependencies are declared: OpenCV (found from the binary), and the eye cascade and window libraries it loads.
-    let depends = Command::new("dpkg-deb").arg("-f").arg(&deb).arg("Depends").output().expect("dpkg-deb -f");
-    let depends = String::from_utf8_lossy(&depends.stdout);
+    let depends = field("Depends");
     for want in ["libopencv-core", "libopencv-videoio", "opencv-data", "libgl1", "libxkbcommon-x11-0", "libwayland-client0"] {
         assert!(depends.contains(want), "Depends lacks {want}: {depends}");
     }
@@ -124,6 +130,14 @@ fn the_package_installs_a_binary_that_finds_its_models_and_demo() {
     let root = tmp.path().join("root");
     let status = Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&root).status().expect("dpkg-deb -x");
     assert!(status.success());
+
+    // Every file is as the package's md5sums says.
+    let control = tmp.path().join("control");
+    assert!(Command::new("dpkg-deb").arg("-e").arg(&deb).arg(&control).status().expect("dpkg-deb -e").success());
+    let check = Command::new("md5sum").args(["--check", "--quiet"]).arg(control.join("md5sums")).current_dir(&root).output().expect("md5sum");
+    assert!(check.status.success(), "md5sums: {}", String::from_utf8_lossy(&check.stdout));
+    let listed = std::fs::read_to_string(control.join("md5sums")).expect("md5sums").lines().count();
+    assert_eq!(listed, files.iter().filter(|f| root.join(f.trim_start_matches('/')).is_file()).count(), "md5sums lists every file");
 
     let rule = std::fs::read_to_string(root.join("usr/lib/udev/rules.d/70-facemouse-uinput.rules")).expect("udev rule");
     assert!(rule.lines().any(|l| !l.starts_with('#') && l.contains("KERNEL==\"uinput\"") && l.contains("TAG+=\"uaccess\"")), "{rule}");
