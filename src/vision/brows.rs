@@ -5,7 +5,7 @@
 use opencv::core::Mat;
 use opencv::prelude::*;
 
-use super::params::{SKULL_LIFT_SHARE, BROW_BAND_SHARE, BROW_RELEASE_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_BROW_ON_FACTOR, LOOK_NOISE_SIGMAS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
+use super::params::{SKULL_LIFT_SHARE, BROW_BAND_SHARE, BROW_THIN_DEPTH, BROW_THIN_FROM, BROW_RELEASE_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_BROW_ON_FACTOR, LOOK_NOISE_SIGMAS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
 use super::stats::RobustWindow;
 use super::VisionError;
 use crate::events::{Event, Point};
@@ -444,12 +444,36 @@ pub(crate) fn find_brow(gray: &Mat, eye: Point, e: Point, up: Point, iod: f64) -
         i = j + 1;
     }
     let deepest = bands.iter().map(|b| b.1).fold(0.0, f64::max);
-    let best = bands
-        .iter()
-        .find(|b| b.1 >= BROW_BAND_SHARE * deepest && b.1 > 0.0)
-        .map_or_else(|| smooth.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |m| m.0), |b| b.0);
-    let h = lo + best as f64;
+    let h = match bands.iter().find(|b| b.1 >= BROW_BAND_SHARE * deepest && b.1 > 0.0) {
+        Some(b) => lo + b.0 as f64,
+        // No thick band: a faint brow on skin that brightens towards the
+        // forehead (a small or blurred face) is smoothed into the slope,
+        // and the darkest place left is the lid at the bottom of the range.
+        // The deepest dip of the profile itself (darker than what lies
+        // within a brow's thickness on both sides), where a brow may be and
+        // the lid's crease is not; else, as before, the darkest place.
+        None => {
+            let from = ((BROW_THIN_FROM * iod - lo).ceil().max(1.0)) as usize;
+            let darkest = || smooth.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |m| m.0);
+            lo + thin_dip(&profile, k, from, last_band).unwrap_or_else(darkest) as f64
+        }
+    };
     Ok([eye[0] + h * up[0], eye[1] + h * up[1]])
+}
+
+/// The deepest dip of `profile` from `from` to `last`: the place darker
+/// than the brightest within `k` on each side, by the most (the lesser of
+/// the two rises). Not at an end, where one side is unseen.
+fn thin_dip(profile: &[f64], k: usize, from: usize, last: usize) -> Option<usize> {
+    (from.max(1)..profile.len().saturating_sub(1).min(last + 1))
+        .filter_map(|i| {
+            let below = profile[i.saturating_sub(k)..i].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let above = profile[i + 1..=(i + k).min(profile.len() - 1)].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let depth = below.min(above) - profile[i];
+            (depth >= BROW_THIN_DEPTH).then_some((i, depth))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
 }
 
 #[cfg(test)]
@@ -963,6 +987,58 @@ mod tests {
         }
         let brow = find_brow(&img, eye, [1.0, 0.0], [0.0, -1.0], iod).expect("brow");
         assert!(((eye[1] - brow[1]) / iod - 0.3).abs() < 0.04, "{brow:?}");
+    }
+
+    /// A small face (33 px between the eyes, p2's at 0.4 of her size): the
+    /// skin brightens from the lid up to the forehead, and the brow is a
+    /// faint dip 0.39 eye distances up, 3 px thick. Smoothed over a brow's
+    /// thickness the dip is gone into the slope, and the darkest place left
+    /// was the lid at the bottom of the range: the brow switch then followed
+    /// the lid, which hardly moves with a raise (0 of 8 raises on her clip
+    /// at that size). The dip itself is the brow; and a darker crease just
+    /// over the eye (0.2 up) is not taken for it.
+    #[test]
+    fn a_faint_brow_on_a_brightening_slope_is_found_and_the_lids_crease_is_not() {
+        let iod = 32.7;
+        let eye = [100.0, 120.0];
+        // Grey levels up from 0.15 eye distances, a pixel a step, as measured on her frame.
+        let measured = [84, 95, 101, 107, 110, 115, 112, 106, 102, 110, 143, 178, 198, 206, 210, 211, 209];
+        let paint = |crease: bool| {
+            let mut img = Mat::new_rows_cols_with_default(240, 200, opencv::core::CV_8UC1, opencv::core::Scalar::all(80.0)).expect("mat");
+            for y in 0..240 {
+                let step = (eye[1] - f64::from(y) - BROW_RANGE.0 * iod).round();
+                let mut v = if step < 0.0 { 80 } else { measured.get(step as usize).copied().unwrap_or(209) };
+                if crease && (1.0..=2.0).contains(&step) {
+                    v = 60; // darker than the brow, 0.18–0.21 up
+                }
+                for x in 60..140 {
+                    *img.at_2d_mut::<u8>(y, x).expect("px") = v;
+                }
+            }
+            img
+        };
+        for crease in [false, true] {
+            let brow = find_brow(&paint(crease), eye, [1.0, 0.0], [0.0, -1.0], iod).expect("brow");
+            let up = (eye[1] - brow[1]) / iod;
+            assert!((up - 0.39).abs() < 0.04, "crease {crease}: the brow found {up:.2} eye distances up, not 0.39");
+        }
+        // A wiggle of two grey levels on a plain slope is noise, not a brow:
+        // the place found is the one without it.
+        let slope = |wiggle: bool| {
+            let mut img = Mat::new_rows_cols_with_default(240, 200, opencv::core::CV_8UC1, opencv::core::Scalar::all(80.0)).expect("mat");
+            for y in 0..120 {
+                let step = eye[1] - f64::from(y) - BROW_RANGE.0 * iod;
+                let mut v = (90.0 + 6.0 * step.max(0.0)).min(250.0);
+                if wiggle && (7.0..8.0).contains(&step.round()) {
+                    v -= 8.0; // 2 under the level below it
+                }
+                for x in 60..140 {
+                    *img.at_2d_mut::<u8>(y, x).expect("px") = v as u8;
+                }
+            }
+            find_brow(&img, eye, [1.0, 0.0], [0.0, -1.0], iod).expect("brow")
+        };
+        assert_eq!(slope(true), slope(false));
     }
 
     /// People who talk lift their brows with what they say, as far and as

@@ -342,6 +342,14 @@ pub const START_NOISE_FACTOR: f64 = 2.0;
 pub const BROW_BAND_SHARE: f64 = 0.5;
 /// The brow is looked for this far above the eye (from, to, and the top of the profile).
 pub const BROW_RANGE: (f64, f64, f64) = (0.15, 0.5, 0.62);
+/// Where no thick band is found, a thin dip is taken for the brow only this
+/// far above the eye (eye distances) and higher: below it lies the lid's
+/// crease, dark in many faces (brows sit about 0.35 above, `BROW_ABOVE_EYE`).
+pub const BROW_THIN_FROM: f64 = 0.25;
+/// And only a dip this many grey levels deep: the profile averages a row
+/// of 2 × `BROW_PROFILE_HALF_WIDTH` eye distances, so the sensor's noise
+/// (2–3 levels a pixel) is under one level in it.
+pub const BROW_THIN_DEPTH: f64 = 4.0;
 /// Half the width of the brow's profile, and the smoothing over a brow's thickness.
 pub const BROW_PROFILE_HALF_WIDTH: f64 = 0.22;
 pub const BROW_THICKNESS: f64 = 0.08;
