@@ -453,7 +453,7 @@ pub(crate) fn find_brow(gray: &Mat, eye: Point, e: Point, up: Point, iod: f64) -
         // The deepest dip of the profile itself (darker than what lies
         // within a brow's thickness on both sides), where a brow may be and
         // the lid's crease is not; else, as before, the darkest place.
-        let from = ((BROW_THIN_FROM * iod - lo).ceil().max(1.0)) as usize;
+        let from = (BROW_THIN_FROM * iod - lo).ceil() as usize;
         let darkest = || smooth.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |m| m.0);
         lo + thin_dip(&profile, k, from, last_band).unwrap_or_else(darkest) as f64
     };
@@ -971,19 +971,28 @@ mod tests {
         assert!(ev.is_empty(), "{ev:?}");
     }
 
+    /// A 200×240 grey picture of `background` whose columns 60 to 139 (a
+    /// face round x = 100) have row y's grey `grey_at(y)`.
+    fn rows_painted(background: f64, grey_at: impl Fn(i32) -> u8) -> Mat {
+        let mut img = Mat::new_rows_cols_with_default(240, 200, opencv::core::CV_8UC1, opencv::core::Scalar::all(background)).expect("mat");
+        for y in 0..240 {
+            let v = grey_at(y);
+            for x in 60..140 {
+                *img.at_2d_mut::<u8>(y, x).expect("px") = v;
+            }
+        }
+        img
+    }
+
     #[test]
     fn the_brow_is_the_dark_band_above_the_eye_not_the_hair_above_it() {
         // A light face: a brow 0.3 IOD above the eye, hair from 0.58 IOD up.
         let iod = 60.0;
         let eye = [100.0, 120.0];
-        let mut img = Mat::new_rows_cols_with_default(240, 200, opencv::core::CV_8UC1, opencv::core::Scalar::all(180.0)).expect("mat");
-        for y in 0..240 {
+        let img = rows_painted(180.0, |y| {
             let h = (eye[1] - f64::from(y)) / iod;
-            let v = if (0.26..0.34).contains(&h) { 60 } else if h >= 0.58 { 40 } else { 180 };
-            for x in 60..140 {
-                *img.at_2d_mut::<u8>(y, x).expect("px") = v;
-            }
-        }
+            if (0.26..0.34).contains(&h) { 60 } else if h >= 0.58 { 40 } else { 180 }
+        });
         let brow = find_brow(&img, eye, [1.0, 0.0], [0.0, -1.0], iod).expect("brow");
         assert!(((eye[1] - brow[1]) / iod - 0.3).abs() < 0.04, "{brow:?}");
     }
@@ -1003,18 +1012,16 @@ mod tests {
         // Grey levels up from 0.15 eye distances, a pixel a step, as measured on her frame.
         let measured = [84, 95, 101, 107, 110, 115, 112, 106, 102, 110, 143, 178, 198, 206, 210, 211, 209];
         let paint = |crease: bool| {
-            let mut img = Mat::new_rows_cols_with_default(240, 200, opencv::core::CV_8UC1, opencv::core::Scalar::all(80.0)).expect("mat");
-            for y in 0..240 {
+            rows_painted(80.0, |y| {
                 let step = (eye[1] - f64::from(y) - BROW_RANGE.0 * iod).round();
-                let mut v = if step < 0.0 { 80 } else { measured.get(step as usize).copied().unwrap_or(209) };
                 if crease && (1.0..=2.0).contains(&step) {
-                    v = 60; // darker than the brow, 0.18–0.21 up
+                    60 // darker than the brow, 0.18–0.21 up
+                } else if step < 0.0 {
+                    80
+                } else {
+                    measured.get(step as usize).copied().unwrap_or(209)
                 }
-                for x in 60..140 {
-                    *img.at_2d_mut::<u8>(y, x).expect("px") = v;
-                }
-            }
-            img
+            })
         };
         for crease in [false, true] {
             let brow = find_brow(&paint(crease), eye, [1.0, 0.0], [0.0, -1.0], iod).expect("brow");
@@ -1024,17 +1031,12 @@ mod tests {
         // A wiggle of two grey levels on a plain slope is noise, not a brow:
         // the place found is the one without it.
         let slope = |wiggle: bool| {
-            let mut img = Mat::new_rows_cols_with_default(240, 200, opencv::core::CV_8UC1, opencv::core::Scalar::all(80.0)).expect("mat");
-            for y in 0..120 {
+            let img = rows_painted(80.0, |y| {
                 let step = eye[1] - f64::from(y) - BROW_RANGE.0 * iod;
-                let mut v = (90.0 + 6.0 * step.max(0.0)).min(250.0);
-                if wiggle && (7.0..8.0).contains(&step.round()) {
-                    v -= 8.0; // 2 under the level below it
-                }
-                for x in 60..140 {
-                    *img.at_2d_mut::<u8>(y, x).expect("px") = v as u8;
-                }
-            }
+                let v = (90.0 + 6.0 * step.max(0.0)).min(250.0);
+                // 2 under the level below it.
+                (if wiggle && (7.0..8.0).contains(&step.round()) { v - 8.0 } else { v }) as u8
+            });
             find_brow(&img, eye, [1.0, 0.0], [0.0, -1.0], iod).expect("brow")
         };
         let (with, without) = (slope(true), slope(false));
