@@ -574,3 +574,126 @@ fn trackers_misplaced_on_the_way_back_from_a_far_turn_are_put_back_on_the_eyes()
     assert!(on as f64 >= 0.9 * last as f64, "both eyes on theirs on {on} of {last} frontal frames");
     assert_eq!(far_clicks, 0, "no click while the head was turned past 30°");
 }
+
+/// `cfg` generated and run through the pipeline, each rendered frame first
+/// changed by `change` (its time, the colour picture and its labels; it
+/// gives where the eyes are now). Each frame: the pipeline's record, the
+/// true eyes and whether it acted.
+fn run_changed(cfg: &SynthConfig, mut change: impl FnMut(f64, &mut Mat, &facemouse::lab::labels::LabelRow) -> [facemouse::events::Point; 2]) -> Vec<(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)> {
+    let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
+    let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
+    let mut frame = Frame::empty();
+    let mut out = Vec::new();
+    for i in 0..cfg.frames() {
+        let row = generator.render(i, &mut frame.color).expect("render");
+        let eyes = change(generator.t_ms(i), &mut frame.color, &row);
+        stamp(&mut frame, &generator, i);
+        let (rec, cmds) = p.tick(&frame, Instant::now());
+        let acted = cmds.iter().any(|c| !matches!(c, facemouse::output::Command::MoveTo { .. } | facemouse::output::Command::Release(_) | facemouse::output::Command::ReleaseHeld));
+        out.push((rec.clone(), eyes, acted));
+    }
+    out
+}
+
+fn eyes_of(row: &facemouse::lab::labels::LabelRow) -> [facemouse::events::Point; 2] {
+    [row.le.expect("left eye"), row.re.expect("right eye")]
+}
+
+/// `at` copied from `from` onto `to` (same size), at the same place.
+fn paste(from: &Mat, at: opencv::core::Rect, to: &mut Mat) {
+    let part = Mat::roi(from, at).expect("roi").try_clone().expect("copy");
+    part.copy_to(&mut Mat::roi_mut(to, at).expect("roi")).expect("paste");
+}
+
+/// The person moves aside and a still copy of their eyes, brows and nose
+/// stays where they were (a picture; trackers left on the background): the
+/// face detector's check near the eyes found a face there too, and the
+/// trackers stayed on the copy for 10 s, the pointer still and the person's
+/// raises unseen. The feature held still while the scene changed: the
+/// whole frame is checked, the face found elsewhere, and the trackers start
+/// again on it. Nothing acts while they are on the copy; the person's
+/// gestures act again once they are back on the face.
+#[test]
+fn a_still_copy_of_the_face_left_behind_is_let_go() {
+    use opencv::core::{BORDER_REPLICATE, Rect};
+    let (from, slide_ms, shift) = (3000.0, 800.0, 220.0);
+    let mut cfg = SynthConfig::demo();
+    cfg.duration_s = 15.0;
+    let mut copy: Option<(Mat, Rect)> = None;
+    let mut moved = Mat::default();
+    let frames = run_changed(&cfg, |t, color, row| {
+        let [le, re] = eyes_of(row);
+        if t < from {
+            return [le, re];
+        }
+        let iod = facemouse::events::dist(le, re);
+        let c = facemouse::events::midpoint(le, re);
+        let (_, at) = copy.get_or_insert_with(|| {
+            let at = Rect::new((c[0] - 1.2 * iod) as i32, (c[1] - 0.9 * iod) as i32, (2.4 * iod) as i32, (1.6 * iod) as i32);
+            (color.clone(), at)
+        });
+        let at = *at;
+        let dx = shift * ((t - from) / slide_ms).min(1.0);
+        let m = Mat::from_slice_2d(&[[1.0f64, 0.0, dx], [0.0, 1.0, 0.0]]).expect("shift");
+        let size = color.size().expect("size");
+        opencv::imgproc::warp_affine(color, &mut moved, &m, size, opencv::imgproc::INTER_LINEAR, BORDER_REPLICATE, Scalar::default()).expect("shift");
+        if let Some((still, _)) = &copy {
+            paste(still, at, &mut moved);
+        }
+        moved.copy_to(color).expect("back");
+        [[le[0] + dx, le[1]], [re[0] + dx, re[1]]]
+    });
+    let off = |(rec, eyes, _): &(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)| {
+        let iod = facemouse::events::dist(eyes[0], eyes[1]);
+        rec.le.zip(rec.re).map_or(f64::INFINITY, |(l, r)| facemouse::events::dist(l, eyes[0]).max(facemouse::events::dist(r, eyes[1])) / iod)
+    };
+    let on_copy_acts: Vec<f64> = frames.iter().filter(|f| f.0.t_ms >= from && f.2 && off(f) > 0.35).map(|f| f.0.t_ms).collect();
+    assert!(on_copy_acts.is_empty(), "acted while the trackers were off the face: {on_copy_acts:?}");
+    let back = frames.iter().find(|f| f.0.t_ms > from + slide_ms && off(f) <= 0.25).map(|f| f.0.t_ms - from);
+    assert!(back.is_some_and(|ms| ms <= 4000.0), "back on the face within 4 s of the copy being left: {back:?} ms");
+    let after: Vec<_> = frames.iter().filter(|f| f.0.t_ms >= from + 4000.0).collect();
+    let on = after.iter().filter(|f| off(f) <= 0.25).count();
+    assert!(on * 10 >= after.len() * 9, "on the face after that: {on} of {} frames", after.len());
+    assert!(after.iter().any(|f| f.2), "the person's gestures act again once the trackers are back on the face");
+}
+
+/// The other side of the rule above: a person who holds still while
+/// something moves behind them (a block sliding beside their face, and a
+/// smaller picture of a face on the wall) keeps the track and every
+/// gesture. The whole frame is checked, and the largest face on it is theirs.
+#[test]
+fn a_still_person_with_motion_and_a_picture_behind_keeps_the_track() {
+    use opencv::core::{Rect, Size};
+    let mut cfg = SynthConfig::demo();
+    cfg.duration_s = 15.0;
+    cfg.motion_px = (0.0, 0.0);
+    cfg.roll_deg = 0.0;
+    cfg.scale_var = 0.0;
+    let plain: Vec<(f64, Vec<Event>)> = run_changed(&cfg, |_, _, row| eyes_of(row)).into_iter().filter(|f| f.2).map(|f| (f.0.t_ms, f.0.events)).collect();
+    assert!(plain.len() >= 3, "the still demo acts: {plain:?}");
+    let mut picture: Option<Mat> = None;
+    let frames = run_changed(&cfg, |t, color, row| {
+        let [le, re] = eyes_of(row);
+        let iod = facemouse::events::dist(le, re);
+        let c = facemouse::events::midpoint(le, re);
+        let pic = picture.get_or_insert_with(|| {
+            let face = Rect::new((c[0] - 1.5 * iod) as i32, (c[1] - 1.5 * iod) as i32, (3.0 * iod) as i32, (3.6 * iod) as i32);
+            let mut small = Mat::default();
+            let size = Size::new(face.width / 2, face.height / 2);
+            opencv::imgproc::resize(&Mat::roi(color, face).expect("roi"), &mut small, size, 0.0, 0.0, opencv::imgproc::INTER_AREA).expect("small");
+            small
+        });
+        let at = Rect::new(8, 8, pic.cols(), pic.rows());
+        pic.copy_to(&mut Mat::roi_mut(color, at).expect("roi")).expect("picture");
+        // A block going to and fro beside the face, once every 3 s.
+        let x = (60.0 * (1.0 - (t / 3000.0 * std::f64::consts::TAU).cos())) as i32;
+        opencv::imgproc::rectangle_def(color, Rect::new(x, 200, 60, 200), Scalar::new(230.0, 230.0, 230.0, 0.0)).expect("block");
+        Mat::roi_mut(color, Rect::new(x, 200, 60, 200)).expect("roi").set_to_def(&Scalar::new(230.0, 200.0, 180.0, 0.0)).expect("block");
+        [le, re]
+    });
+    let first = frames.iter().position(|f| f.0.events.contains(&Event::Init)).expect("tracking starts");
+    let again: Vec<(f64, Vec<Event>)> = frames[first + 1..].iter().filter(|f| f.0.events.iter().any(|e| matches!(e, Event::Lost | Event::Init))).map(|f| (f.0.t_ms, f.0.events.clone())).collect();
+    assert!(again.is_empty(), "the track is kept: {again:?}");
+    let acts: Vec<(f64, Vec<Event>)> = frames.into_iter().filter(|f| f.2).map(|f| (f.0.t_ms, f.0.events)).collect();
+    assert_eq!(acts.len(), plain.len(), "every gesture still acts: {acts:?} against {plain:?}");
+}

@@ -30,6 +30,7 @@ pub mod ncc;
 pub mod params;
 mod recover;
 mod search;
+mod still;
 pub mod stats;
 mod track;
 

@@ -66,6 +66,22 @@ pub const ASTRAY_CHECKS: u32 = 4;
 pub const PAIR_ASTRAY_AGREE: f64 = 0.15;
 /// Eyes closed or brows raised delay the check, never past this.
 pub const UNSURE_CHECK_MS: f64 = 2500.0;
+/// A feature that has stayed within `STILL_REACH` eye distances for
+/// `STILL_MS`, while the scene outside the face changed, is checked on the
+/// whole frame (`vision::still`) ...
+pub const STILL_REACH: f64 = 0.05;
+pub const STILL_MS: f64 = 1500.0;
+/// ... the scene being a thumbnail `THUMB_WIDTH` pixels across, taken every
+/// `THUMB_MS`, ...
+pub const THUMB_WIDTH: i32 = 32;
+pub const THUMB_MS: f64 = 250.0;
+/// ... without the face: a box about the eyes' midpoint, in eye distances to
+/// the left, right, up and down (the hair above, the chin and neck below) ...
+pub const SCENE_FACE_BOX: (f64, f64, f64, f64) = (1.6, 1.6, 1.6, 2.6);
+/// ... changed where this share of its cells moved by more than
+/// `SCENE_CELL_CHANGE` grey levels beyond the median change (exposure).
+pub const SCENE_CELL_CHANGE: f64 = 12.0;
+pub const SCENE_CHANGED_SHARE: f64 = 0.05;
 
 // ---------------------------------------------------------------------------
 // Self-initialization from blinks without a face (`blinklink.rs`, `haar.rs`, `search.rs`)

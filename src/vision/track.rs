@@ -10,7 +10,7 @@ use opencv::prelude::*;
 use super::eyes::EyeTiming;
 use super::face::Face;
 use super::params::{
-    BROW_EYES_BUSY, FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, DRIFT_STRIKES_ANYWAY, EYE_SEARCH,
+    BROW_EYES_BUSY, FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, DRIFT_STRIKES_ANYWAY, EYE_SEARCH, FACE_IOD_RATIO,
     EYE_TEMPLATE, EYES_FLOOR, UNIFORM_EYE_SPREAD, BROW_SCALE_TAU_MS, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, ASTRAY_CHECKS, PAIR_ASTRAY_AGREE, EYE_ASTRAY, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, EYE_REARM, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, UNSURE_CHECK_MS, VELOCITY_TAU_MS,
@@ -80,6 +80,8 @@ pub(super) struct Tracks {
     /// The eye distance, followed slowly (`BROW_SCALE_TAU_MS`): the brows'
     /// height is measured in the larger of it and the eye distance now.
     pub iod_slow: super::stats::Ema,
+    /// How long the feature has held still, and the scene around it (`vision::still`).
+    pub still: super::still::StillWatch,
 }
 
 impl Tracks {
@@ -173,6 +175,7 @@ impl Vision {
             open_ms: 0.0,
             retake: false,
             iod_slow: super::stats::Ema::default(),
+            still: super::still::StillWatch::default(),
         }))
     }
 
@@ -448,12 +451,32 @@ impl Vision {
         //    its edges crossing the eye patches gave winks. On every
         //    development clip, its slower and smaller copies and generated
         //    talking, no answer has ever disagreed (worst 0.28 eye distances).
+        //    A feature held still while the scene changed is checked on the
+        //    whole frame (`vision::still`): there, only a face as large as
+        //    the tracked one and elsewhere disagrees; no face, or a smaller
+        //    one (a picture, a screen), says nothing.
+        tr.still.follow(gray, tr.feature, now_iod, t, out.eyes_closed)?;
         if let Some(answer) = self.faces.answer(t, FACE_ANSWER_MS) {
             if let Some([le, re]) = tr.face_check.take() {
                 // Each eye's distance from the detector's, in its eye distances.
                 let offs = answer.as_ref().map(|face| [dist(face.le, le), dist(face.re, re)].map(|d| d / face.iod().max(1.0)));
                 let off = offs.map(|[l, r]| l.max(r));
-                tracing::debug!("vision: the face detector's check: {}", off.map_or("no face".to_string(), |o| format!("{o:.2} eye distances off")));
+                let whole = std::mem::take(&mut tr.still.asked_whole);
+                tracing::debug!("vision: the face detector's check{}: {}", if whole { " on the whole frame" } else { "" }, off.map_or("no face".to_string(), |o| format!("{o:.2} eye distances off")));
+                if whole {
+                    let agrees = off.is_some_and(|o| o <= DRIFT_MAX);
+                    let elsewhere = !agrees && answer.as_ref().is_some_and(|f| f.iod() >= FACE_IOD_RATIO.0 * dist(le, re));
+                    // Agreeing, it only clears the strikes: its eyes, from a
+                    // smaller copy of the frame, place no single eye again.
+                    if agrees {
+                        tr.drift_strikes = 0;
+                    }
+                    if !elsewhere {
+                        return Ok(Phase::Tracking(tr));
+                    }
+                    tracing::debug!("vision: the feature held still {:.0} ms while the scene changed, and the whole frame's face is elsewhere", tr.still.held_ms(t));
+                    tr.still.elsewhere = true;
+                }
                 tr.drift_strikes = if off.is_some_and(|o| o <= DRIFT_MAX) { 0 } else { tr.drift_strikes + 1 };
                 // Nothing is started again while the eyes are closing or
                 // shut: templates taken then are of closed eyes, and open eyes
@@ -537,17 +560,22 @@ impl Vision {
             }
         } else if self.faces.active()
             && !self.faces.busy()
-            && t - tr.last_face_check >= DRIFT_CHECK_MS
+            // (At once again after a whole-frame check found a face elsewhere.)
+            && (t - tr.last_face_check >= DRIFT_CHECK_MS || tr.still.elsewhere)
             // Not while the eyes close or the brows rise (the trackers
             // wobble then), unless that has lasted a while: eyes that stay
             // "closed" may be a cover's edge crossing them.
             && ((!out.eyes_closed && !out.brows_raised) || t - tr.last_face_check >= UNSURE_CHECK_MS)
         {
             tr.last_face_check = t;
-            if let Some(prepared) = super::face::Prepared::near(gray, mid(tr.left.eye, tr.right.eye), now_iod)?
+            let centre = mid(tr.left.eye, tr.right.eye);
+            let whole = tr.still.wants_whole_frame(gray, centre, now_iod, t)?;
+            let prepared = if whole { super::face::Prepared::full(gray)? } else { super::face::Prepared::near(gray, centre, now_iod)? };
+            if let Some(prepared) = prepared
                 && self.faces.ask(prepared, t)
             {
                 tr.face_check = Some([tr.left.eye, tr.right.eye]);
+                tr.still.asked_whole = whole;
             }
         }
         Ok(Phase::Tracking(tr))
