@@ -39,8 +39,10 @@ pub(super) struct StillWatch {
     /// A thumbnail taken every `THUMB_MS`, and when.
     latest: Mat,
     latest_t: Option<f64>,
-    /// This frame's thumbnail, when one is compared.
+    /// This frame's thumbnail, when one is compared, and the cells' changes.
     now: Mat,
+    diffs: Vec<f64>,
+    sorted: Vec<f64>,
     /// A whole-frame check found a face as large elsewhere while the feature
     /// held still: the checks look at the whole frame until it moves.
     pub elsewhere: bool,
@@ -109,7 +111,7 @@ impl StillWatch {
             (((l + r) * iod) * s).ceil() as i32 + 1,
             (((up + down) * iod) * s).ceil() as i32 + 1,
         );
-        Ok(changed_share(&self.scene, &self.now, face)? >= SCENE_CHANGED_SHARE)
+        Ok(changed_share(&self.scene, &self.now, face, &mut self.diffs, &mut self.sorted)? >= SCENE_CHANGED_SHARE)
     }
 }
 
@@ -129,12 +131,13 @@ fn thumb(gray: &Mat, out: &mut Mat) -> Result<(), VisionError> {
 /// `now` by more than `SCENE_CELL_CHANGE` grey levels, after the median
 /// change of all of them (the camera's exposure, a lamp) is taken away.
 /// 0 when the two are not alike in size or nothing lies outside `face`.
-fn changed_share(before: &Mat, now: &Mat, face: Rect) -> Result<f64, VisionError> {
+/// `diffs` and `sorted` are scratch space.
+fn changed_share(before: &Mat, now: &Mat, face: Rect, diffs: &mut Vec<f64>, sorted: &mut Vec<f64>) -> Result<f64, VisionError> {
     if before.size()? != now.size()? || before.empty() {
         return Ok(0.0);
     }
     let (w, h) = (now.cols(), now.rows());
-    let mut diffs = Vec::with_capacity((w * h) as usize);
+    diffs.clear();
     for y in 0..h {
         let (a, b) = (before.at_row::<u8>(y)?, now.at_row::<u8>(y)?);
         for x in 0..w {
@@ -146,9 +149,10 @@ fn changed_share(before: &Mat, now: &Mat, face: Rect) -> Result<f64, VisionError
     if diffs.is_empty() {
         return Ok(0.0);
     }
-    let mut sorted = diffs.clone();
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
+    sorted.clear();
+    sorted.extend_from_slice(diffs);
+    let mid = sorted.len() / 2;
+    let median = *sorted.select_nth_unstable_by(mid, f64::total_cmp).1;
     let changed = diffs.iter().filter(|d| (*d - median).abs() > SCENE_CELL_CHANGE).count();
     Ok(changed as f64 / diffs.len() as f64)
 }
@@ -173,15 +177,15 @@ mod tests {
         // Something moved beside the face: a quarter of the frame.
         let mut now = before.clone();
         paint(&mut now, Rect::new(0, 0, 8, 24), 160.0);
-        let share = changed_share(&before, &now, face).expect("share");
+        let share = changed_share(&before, &now, face, &mut Vec::new(), &mut Vec::new()).expect("share");
         assert!(share > 0.3, "{share}");
         // The face itself changed (a blink, a smile, talking): nothing outside.
         let mut now = before.clone();
         paint(&mut now, face, 30.0);
-        assert!(changed_share(&before, &now, face).expect("share") < 1e-9);
+        assert!(changed_share(&before, &now, face, &mut Vec::new(), &mut Vec::new()).expect("share") < 1e-9);
         // The camera's exposure rose everywhere by 30 levels.
         let now = flat(32, 24, 130.0);
-        assert!(changed_share(&before, &now, face).expect("share") < 1e-9);
+        assert!(changed_share(&before, &now, face, &mut Vec::new(), &mut Vec::new()).expect("share") < 1e-9);
     }
 
     #[test]
