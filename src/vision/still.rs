@@ -17,6 +17,8 @@
 //! two such answers start the trackers again on it. A person who holds still
 //! while someone moves behind them is the largest face on the whole frame,
 //! and the check agrees. A blink is a living face: it starts the wait again.
+//! Without the face detector, BlinkLink watches the frames instead, and a
+//! clear blink of eyes as far apart, elsewhere, starts the trackers there.
 
 use opencv::core::{Mat, Rect, Size};
 use opencv::imgproc;

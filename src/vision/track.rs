@@ -199,6 +199,20 @@ impl Vision {
             {
                 return Self::start_init(gray, Some(p), cue, t, out);
             }
+        } else if !self.faces.active() && tr.still.wants_whole_frame(gray, mid(tr.left.eye, tr.right.eye), dist(tr.left.eye, tr.right.eye), t)? {
+            // Held still while the scene changed, and no face detector to
+            // look at the whole frame with (`vision::still`): a clear blink
+            // elsewhere, of eyes as far apart, is the person.
+            let (pair, cue) = self.motion_pair(gray)?;
+            let (centre, iod) = (mid(tr.left.eye, tr.right.eye), dist(tr.left.eye, tr.right.eye));
+            if let Some(p) = pair
+                && cue == super::search::Cue::Blink
+                && dist(mid(p.le, p.re), centre) > DRIFT_MAX * iod
+                && p.iod() >= FACE_IOD_RATIO.0 * iod
+            {
+                tracing::debug!("vision: the feature held still {:.0} ms while the scene changed, and eyes blinked elsewhere", tr.still.held_ms(t));
+                return Self::start_init(gray, Some(p), cue, t, out);
+            }
         } else {
             // Keep BlinkLink's previous frame current so a later loss does not difference across a gap.
             self.blink.reset();
