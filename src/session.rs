@@ -20,6 +20,9 @@ use crate::vision::Observation;
 
 /// How long the loop waits for a frame before it looks at the intents again.
 const TAKE_TIMEOUT: Duration = Duration::from_millis(100);
+/// A camera that sends no picture for this long (a hung driver, a cable
+/// half out: no error, just no frames) lets go of anything held, and says so.
+pub const PICTURE_GAP: Duration = Duration::from_secs(2);
 /// How long a source that cannot be opened waits before it is tried again.
 const RETRY: Duration = Duration::from_secs(1);
 
@@ -115,6 +118,10 @@ pub trait Observer {
     fn frame(&mut self, tick: &Tick<'_>) -> Result<(), SessionError>;
     /// A status change or a problem, in words (a camera lost or back, a source that cannot be opened).
     fn status(&mut self, message: &str);
+    /// A camera has sent no picture for `PICTURE_GAP` (`true`), or sends
+    /// again (`false`): the pointer stands still for no reason of the user's,
+    /// and the window's dwell waits (see `ui::activate`).
+    fn picture_gap(&mut self, _gap: bool) {}
 }
 
 /// Opens a source: the real capture, or a stand-in in tests.
@@ -220,6 +227,9 @@ impl Session {
             let mut quiet: Option<f64> = None;
             let mut seen_status = 0;
             let mut first_frame = true;
+            // When the last picture came, and whether its absence was told.
+            let mut last_picture = Instant::now();
+            let mut gap = false;
             let outcome = loop {
                 if stop.load(Ordering::Relaxed) {
                     break Next::Stop;
@@ -268,6 +278,11 @@ impl Session {
                 }
                 match handle.slot().take(TAKE_TIMEOUT) {
                     Taken::Frame(frame) => {
+                        last_picture = Instant::now();
+                        if std::mem::take(&mut gap) {
+                            observer.picture_gap(false);
+                            observer.status(&format!("{} sends pictures again", handle.name()));
+                        }
                         if first_frame {
                             // When a source's frames begin to come (a recording's time 0; the hands-free tests wait for it).
                             tracing::debug!("{}: first frame", handle.name());
@@ -313,6 +328,21 @@ impl Session {
                         if let Err(e) = done {
                             break Next::Fail(e);
                         }
+                    }
+                    Taken::Timeout if live && !gap && last_picture.elapsed() >= PICTURE_GAP => {
+                        // No frame, so no tick would ever release a held button (a drag).
+                        gap = true;
+                        for c in pipeline.shutdown() {
+                            if let Err(e) = sink.apply(&c) {
+                                observer.status(&e.to_string());
+                            }
+                        }
+                        observer.picture_gap(true);
+                        observer.status(&format!(
+                            "{} has sent no picture for {} s: anything held is let go, and the menu's dwell waits — check the camera and its cable",
+                            handle.name(),
+                            PICTURE_GAP.as_secs()
+                        ));
                     }
                     Taken::Timeout => {}
                     Taken::Finished(SourceStatus::Failed(reason)) if !live => {
@@ -645,6 +675,95 @@ mod tests {
         let mut session = Session::new(Settings::default(), SourceSpec::Video { path: "/no/such/clip.avi".into(), realtime: false }, true, false);
         let e = session.run(&rx, &stop, &mut Watch::default()).expect_err("missing file");
         assert!(e.to_string().contains("/no/such/clip.avi"), "{e}");
+    }
+
+    /// The demo clip as a camera that hangs once, for `hang`, after frame `at`.
+    struct Hanging {
+        clip: crate::capture::VideoFileSource,
+        at: u64,
+        hang: Duration,
+        hung: bool,
+    }
+
+    impl FrameSource for Hanging {
+        fn name(&self) -> String {
+            "camera 0: hangs".into()
+        }
+        fn fps(&self) -> Option<f64> {
+            Some(30.0)
+        }
+        fn is_live(&self) -> bool {
+            false
+        }
+        fn read(&mut self, frame: &mut Frame) -> Result<ReadOutcome, CaptureError> {
+            if frame.index + 1 == self.at && !self.hung {
+                // A driver that neither errs nor delivers.
+                self.hung = true;
+                std::thread::sleep(self.hang);
+            }
+            self.clip.read(frame)
+        }
+        fn reopen(&mut self) -> Result<bool, CaptureError> {
+            Ok(false)
+        }
+    }
+
+    /// Every command, in a list the test keeps.
+    struct Shared(Arc<std::sync::Mutex<Vec<(Instant, Command)>>>);
+
+    impl crate::output::PointerSink for Shared {
+        fn apply(&mut self, cmd: &Command) -> Result<(), crate::output::OutputError> {
+            self.0.lock().expect("lock").push((Instant::now(), cmd.clone()));
+            Ok(())
+        }
+    }
+
+    /// A camera that stops sending pictures (no error: a hung driver) while
+    /// the switch holds the button down for a drag: no frame means no tick,
+    /// and nothing let it go. After `PICTURE_GAP` it is let go and the
+    /// window is told; when pictures come again, that is said too.
+    #[test]
+    fn a_camera_that_sends_no_picture_lets_go_of_a_held_button_and_says_so() {
+        let open: Opener = Box::new(|_: &SourceSpec| {
+            capture::spawn_with(|| {
+                let clip = crate::capture::VideoFileSource::open(&crate::demo_clip()).map_err(|e| CaptureError::Thread(e.to_string()))?;
+                Ok((Box::new(Hanging { clip, at: 60, hang: Duration::from_millis(3000), hung: false }) as Box<dyn FrameSource>, false))
+            })
+        });
+        let mut settings = Settings::default();
+        settings.switch.external = crate::switch::Action::DragToggle;
+        settings.switch.startup_grace_ms = 0.0;
+        let (tx, rx) = crossbeam_channel::bounded(4);
+        let stop = Arc::new(AtomicBool::new(false));
+        let st = Arc::clone(&stop);
+        let ticks = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let tk = Arc::clone(&ticks);
+        let mut w = Watch {
+            act: Some(Box::new(move |n, tick| {
+                tk.lock().expect("lock").push((Instant::now(), tick.record.state));
+                if n == 40 {
+                    tx.try_send(Intent::ExternalSwitch).expect("send");
+                }
+                st.store(n >= 80, Ordering::Relaxed);
+            })),
+            ..Watch::default()
+        };
+        let commands = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut session = Session::new(settings, camera(0), false, true).with_opener(open).with_sink(Box::new(Shared(Arc::clone(&commands))));
+        session.run(&rx, &stop, &mut w).expect("run");
+        let commands = commands.lock().expect("lock").clone();
+        let ticks = ticks.lock().expect("lock").clone();
+        let press = commands.iter().find(|(_, c)| *c == Command::Press(crate::command::Button::Left)).map(|c| c.0).expect("the switch started a drag");
+        let release = commands.iter().find(|(_, c)| *c == Command::Release(crate::command::Button::Left)).map(|c| c.0).expect("the drag was let go");
+        assert!(release > press);
+        // Let go during the gap: after the last frame before it, before the first after it.
+        let before = ticks.iter().filter(|t| t.0 < release).map(|t| t.0).max().expect("frames before");
+        let after = ticks.iter().filter(|t| t.0 > release).map(|t| t.0).min().expect("frames after");
+        assert!(after - before >= Duration::from_millis(2500), "released between frames {:?} apart: not in the gap", after - before);
+        assert!(release - before >= PICTURE_GAP && release - before < PICTURE_GAP + Duration::from_millis(500), "released {:?} into the gap", release - before);
+        assert!(ticks.iter().filter(|t| t.0 < release).next_back().is_some_and(|t| t.1 == TrackState::Tracking), "the face was tracked as the pictures stopped");
+        assert!(w.statuses.iter().any(|m| m.contains("no picture for 2 s") && m.contains("let go")), "{:?}", w.statuses);
+        assert!(w.statuses.iter().any(|m| m.contains("sends pictures again")), "{:?}", w.statuses);
     }
 
     /// The demo clip's raises click; after it loops they go on clicking,

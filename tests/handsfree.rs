@@ -6,7 +6,8 @@
 //! onto targets and rests there (dwell).
 //!
 //! - The menu's keyboard types "hi" into the test window, and nothing else
-//!   is typed or clicked.
+//!   is typed or clicked; a key rested on while a hand covers the face is
+//!   not typed.
 //! - With dwell clicking on, a rest on the test window shows the countdown
 //!   ring at the pointer (a window cut to a ring) and then clicks once.
 //! - Point scanning by the switch alone (a key): the lines sweep, each
@@ -77,7 +78,13 @@ fn clip(dir: &Path, still_ms: f64, targets: &[[f64; 2]], rest_ms: f64) -> f64 {
 
 /// [`clip`], with the face also doing `extra` (raises, blinks) on the way.
 fn clip_with(dir: &Path, still_ms: f64, targets: &[[f64; 2]], rest_ms: f64, extra: &[ScriptEvent]) -> f64 {
+    clip_covered(dir, still_ms, targets, rest_ms, extra, &[])
+}
+
+/// [`clip_with`], the face covered as `covers` say (a hand, a card).
+fn clip_covered(dir: &Path, still_ms: f64, targets: &[[f64; 2]], rest_ms: f64, extra: &[ScriptEvent], covers: &[synth::Cover]) -> f64 {
     let mut cfg = SynthConfig::demo();
+    cfg.covered = covers.to_vec();
     let blink = |start_ms| ScriptEvent { start_ms, action: Action::Blink { closed_ms: 80.0 } };
     cfg.script = vec![blink(1200.0), blink(2600.0)];
     cfg.script.extend_from_slice(extra);
@@ -338,6 +345,19 @@ struct Typed {
 }
 
 fn type_by_dwell(labels: &[&str]) -> Option<Typed> {
+    type_by_dwell_covered(labels, &[])
+}
+
+/// Where each target's rest begins and ends in the clips of `type_by_dwell` (ms).
+const TYPE_STILL_MS: f64 = 6000.0;
+const TYPE_REST_MS: f64 = 2400.0;
+fn rest_of_target(k: usize) -> (f64, f64) {
+    let from = TYPE_STILL_MS + (k as f64 + 1.0) * 800.0 + k as f64 * TYPE_REST_MS;
+    (from, from + TYPE_REST_MS)
+}
+
+/// [`type_by_dwell`], the face covered as `covers` say.
+fn type_by_dwell_covered(labels: &[&str], covers: &[synth::Cover]) -> Option<Typed> {
     let (x, wm, tmp, config) = desk(&settings(""))?;
     // Where the window manager puts the menu window: a first run on the
     // bundled demo (not driving) shows it.
@@ -359,7 +379,7 @@ fn type_by_dwell(labels: &[&str]) -> Option<Typed> {
     // replayed alone selects everything, and the eye state's events and
     // the pointer are the same frame by frame), most likely because the
     // loaded machine dropped frames and the pointer arrived late (not traced).
-    let seconds = clip(&clip_dir, 6000.0, &on_screen, 2400.0);
+    let seconds = clip_covered(&clip_dir, TYPE_STILL_MS, &on_screen, TYPE_REST_MS, &[], covers);
     // The user's application, beside the menu, with the focus.
     let app = UserApp::open(&x.display, (0, 0), (640, 500));
     let log = tmp.path().join("facemouse.log");
@@ -385,10 +405,16 @@ fn type_by_dwell(labels: &[&str]) -> Option<Typed> {
     Some(Typed { text, buttons, focused, trail })
 }
 
+/// "hi" by head motion and dwell; then a hand over the face while the
+/// pointer rests on "o": the pointer stays where the face left it, and the
+/// menu's dwell used to fire the key under it a second later. No dwell
+/// counts while the face is lost, so the "o" is not typed.
 #[test]
 fn the_menus_keyboard_types_hi_into_the_users_application_by_head_motion_and_dwell_alone() {
-    let Some(t) = type_by_dwell(&["Keyboard", "h", "i"]) else { return };
-    assert_eq!(t.text, "hi", "the keyboard typed exactly \"hi\" ({})", t.trail);
+    let (from, to) = rest_of_target(3);
+    let hand = synth::Cover { from_ms: from + 100.0, to_ms: to - 200.0, area: synth::CoverArea::Face, grey: 150.0, texture: 0.0 };
+    let Some(t) = type_by_dwell_covered(&["Keyboard", "h", "i", "o"], &[hand]) else { return };
+    assert_eq!(t.text, "hi", "the keyboard typed exactly \"hi\", and not the \"o\" rested on under a hand ({})", t.trail);
     assert!(t.buttons.is_empty(), "nothing was clicked on the user's application: {:?}", t.buttons);
     assert!(t.focused, "the user's application kept the keyboard focus");
 }

@@ -11,6 +11,13 @@
 //!   3.9 s on a new toolbar's target and nothing came), but the target
 //!   shows [`WAITING_HINT`] in its corner marks until the pointer leaves.
 //!
+//! - while Facemouse drives the pointer but has no face to drive it with
+//!   (the face lost or not yet found, or the camera sending no picture:
+//!   [`Activator::hold`]), no dwell counts: the pointer then rests where the
+//!   face left it, not where the user rests it, and a hand over the face
+//!   selected the menu item under the pointer a second later. A rest counts
+//!   from when the face is back; a click still acts.
+//!
 //! Time is the UI's clock (`egui::InputState::time`), so tests can step it.
 
 use eframe::egui::{self, Stroke};
@@ -54,6 +61,8 @@ pub struct Activator {
     /// from its first pass after appearing).
     await_pointer: bool,
     appeared_at: Option<f64>,
+    /// No dwell counts (see the module's documentation).
+    held: bool,
 }
 
 /// A pointer first known inside a window that appeared at most this long
@@ -114,6 +123,11 @@ impl Activator {
             }
             return false;
         }
+        if self.held {
+            // The rest starts over when the face is back.
+            self.rest = Some(Rest { since: now, ..rest });
+            return r.clicked();
+        }
         let frac = (now - rest.since) * 1000.0 / dwell_ms;
         if r.clicked() || frac >= 1.0 {
             self.rest = Some(Rest { spent: true, came: false, ..rest });
@@ -123,6 +137,12 @@ impl Activator {
         ui.painter().rect_stroke(r.rect, 4.0, Stroke::new((4.0 * frac.clamp(0.0, 1.0)) as f32, colour), egui::StrokeKind::Inside);
         ui.ctx().request_repaint_after(DWELL_REPAINT);
         false
+    }
+
+    /// Whether dwells wait, for this pass and the next ones: Facemouse
+    /// drives the pointer but has no face to drive it with.
+    pub fn hold(&mut self, held: bool) {
+        self.held = held;
     }
 
     /// The window has just appeared on the desktop: the target where the
@@ -191,6 +211,40 @@ mod tests {
             t += 0.1;
         }
         n
+    }
+
+    /// A rest while the face is lost never fires, however long; once the
+    /// face is back, it fires after a whole dwell from then, not at once.
+    /// A click still acts while held.
+    #[test]
+    fn no_dwell_counts_while_the_face_is_lost_and_a_rest_counts_from_its_return() {
+        let ctx = egui::Context::default();
+        let mut act = Activator { started: true, ..Activator::default() };
+        let at = egui::pos2(60.0, 40.0);
+        assert!(!pass(&ctx, &mut act, 0.0, at, "k"));
+        act.hold(true);
+        assert_eq!(fired_between(&ctx, &mut act, 0.1, 3.0, at, "k"), 0, "held for 3 s: nothing");
+        act.hold(false);
+        assert_eq!(fired_between(&ctx, &mut act, 3.0, 3.85, at, "k"), 0, "the rest counts from the face's return");
+        assert_eq!(fired_between(&ctx, &mut act, 3.85, 4.3, at, "k"), 1, "a whole dwell after it");
+        // Without the hold, the same rest fires after one dwell.
+        let mut free = Activator { started: true, ..Activator::default() };
+        assert_eq!(fired_between(&ctx, &mut free, 0.0, 1.25, at, "j"), 1);
+        // A click acts while held.
+        let mut clicked = Activator { started: true, ..Activator::default() };
+        clicked.hold(true);
+        let _ = pass(&ctx, &mut clicked, 0.0, at, "c");
+        let mut fired = false;
+        for (t, events) in [(0.1, vec![egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed: true, modifiers: egui::Modifiers::NONE }]), (0.15, vec![egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed: false, modifiers: egui::Modifiers::NONE }])] {
+            let input = egui::RawInput { time: Some(t), events, ..Default::default() };
+            let _ = ctx.run_ui(input, |ui| {
+                ui.push_id("c", |ui| {
+                    let r = ui.add_sized([200.0, 100.0], egui::Button::new("target"));
+                    fired |= clicked.target(ui, &r, 1000.0);
+                });
+            });
+        }
+        assert!(fired, "a click acts while the dwell is held");
     }
 
     #[test]

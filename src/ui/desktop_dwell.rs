@@ -68,6 +68,11 @@ pub struct Toolbar {
 }
 
 impl Toolbar {
+    /// Whether its dwells wait (see [`Activator::hold`]).
+    pub fn hold(&mut self, held: bool) {
+        self.act.hold(held);
+    }
+
     /// Shows the toolbar with `current` chosen; returns a new choice.
     pub fn show(&mut self, ctx: &egui::Context, current: &Action, dock: Dock, dwell_ms: f64, background: Color32) -> Option<Action> {
         if !self.hinted {

@@ -560,6 +560,11 @@ impl MenuPanel {
         self.act.relayout(ctx);
     }
 
+    /// Whether its dwells wait (see [`super::Activator::hold`]).
+    pub fn hold(&mut self, held: bool) {
+        self.act.hold(held);
+    }
+
     /// The page's items and the navigation row, laid out for `height` points.
     fn layout(&mut self, menu: &Menu, width: f32, height: f32) -> Vec<usize> {
         let fit_width = ((width + TARGET_GAP) / (TARGET_SIZE[0] + TARGET_GAP)).floor() as usize;

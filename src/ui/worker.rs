@@ -110,8 +110,21 @@ pub struct Snapshot {
     pub driving: bool,
     /// A desktop dwell counting, far enough on to show its ring.
     pub dwell_ring: Option<DwellRing>,
+    /// The camera has sent no picture for `session::PICTURE_GAP`.
+    pub picture_gap: bool,
     /// Point scanning under way: its lines (see [`crate::session::Tick::point_scan`]).
     pub point_scan: Option<(f64, Option<f64>)>,
+}
+
+impl Snapshot {
+    /// Facemouse drives the pointer but has no face to drive it with: the
+    /// face is lost or not yet found, or the camera sends no picture. The
+    /// pointer then rests where the face left it, and no dwell counts
+    /// (see `ui::activate`).
+    #[must_use]
+    pub fn without_face(&self) -> bool {
+        self.driving && (self.picture_gap || self.record.state != crate::events::TrackState::Tracking)
+    }
 }
 
 /// The running worker; dropping it stops the thread and releases any held button.
@@ -290,6 +303,7 @@ impl Observer for Publisher {
             s.displacement = tick.displacement;
             s.dwell_ring = ring;
             s.point_scan = tick.point_scan;
+            s.picture_gap = false;
         }
         if wake {
             self.wake();
@@ -301,6 +315,13 @@ impl Observer for Publisher {
         tracing::warn!("{message}");
         if let Ok(mut s) = self.snapshot.lock() {
             s.message = message.to_string();
+        }
+        self.wake();
+    }
+
+    fn picture_gap(&mut self, gap: bool) {
+        if let Ok(mut s) = self.snapshot.lock() {
+            s.picture_gap = gap;
         }
         self.wake();
     }
