@@ -727,7 +727,7 @@ mod tests {
         let open: Opener = Box::new(|_: &SourceSpec| {
             capture::spawn_with(|| {
                 let clip = crate::capture::VideoFileSource::open(&crate::demo_clip()).map_err(|e| CaptureError::Thread(e.to_string()))?;
-                Ok((Box::new(Hanging { clip, at: 60, hang: Duration::from_millis(3000), hung: false }) as Box<dyn FrameSource>, false))
+                Ok((Box::new(Hanging { clip, at: 60, hang: Duration::from_secs(3), hung: false }) as Box<dyn FrameSource>, false))
             })
         });
         let mut settings = Settings::default();
@@ -761,7 +761,7 @@ mod tests {
         let after = ticks.iter().filter(|t| t.0 > release).map(|t| t.0).min().expect("frames after");
         assert!(after - before >= Duration::from_millis(2500), "released between frames {:?} apart: not in the gap", after - before);
         assert!(release - before >= PICTURE_GAP && release - before < PICTURE_GAP + Duration::from_millis(500), "released {:?} into the gap", release - before);
-        assert!(ticks.iter().filter(|t| t.0 < release).next_back().is_some_and(|t| t.1 == TrackState::Tracking), "the face was tracked as the pictures stopped");
+        assert!(ticks.iter().rfind(|t| t.0 < release).is_some_and(|t| t.1 == TrackState::Tracking), "the face was tracked as the pictures stopped");
         assert!(w.statuses.iter().any(|m| m.contains("no picture for 2 s") && m.contains("let go")), "{:?}", w.statuses);
         assert!(w.statuses.iter().any(|m| m.contains("sends pictures again")), "{:?}", w.statuses);
     }

@@ -11,12 +11,12 @@
 //!   3.9 s on a new toolbar's target and nothing came), but the target
 //!   shows [`WAITING_HINT`] in its corner marks until the pointer leaves.
 //!
-//! - while Facemouse drives the pointer but has no face to drive it with
-//!   (the face lost or not yet found, or the camera sending no picture:
-//!   [`Activator::hold`]), no dwell counts: the pointer then rests where the
-//!   face left it, not where the user rests it, and a hand over the face
+//! - while Facemouse drives the pointer but the face does not move it (the
+//!   face lost or not yet found, the camera sending no picture, or a pause:
+//!   [`Activator::hold`]), no dwell counts: the pointer then rests where it
+//!   was left, not where the user rests it, and a hand over the face
 //!   selected the menu item under the pointer a second later. A rest counts
-//!   from when the face is back; a click still acts.
+//!   from when the face moves it again; a click still acts.
 //!
 //! Time is the UI's clock (`egui::InputState::time`), so tests can step it.
 
@@ -140,7 +140,7 @@ impl Activator {
     }
 
     /// Whether dwells wait, for this pass and the next ones: Facemouse
-    /// drives the pointer but has no face to drive it with.
+    /// drives the pointer but the face does not move it.
     pub fn hold(&mut self, held: bool) {
         self.held = held;
     }

@@ -661,11 +661,11 @@ impl FacemouseApp {
         let snap = self.snapshot.lock().map(|s| s.clone()).unwrap_or_default();
         let ctx = ui.ctx().clone();
         let t = ui.input(|i| i.time);
-        // No face to drive the pointer with: no dwell counts in any window.
-        let without_face = snap.without_face();
-        self.controls.hold(without_face);
-        self.menu.hold(without_face);
-        self.toolbar.hold(without_face);
+        // The face does not move the pointer: no dwell counts in any window.
+        let wait = snap.dwell_waits();
+        self.controls.hold(wait);
+        self.menu.hold(wait);
+        self.toolbar.hold(wait);
         // The switch's events (each once, by its sequence number): the click
         // sound; and, from a source that drives (never a demo), the scanning
         // menu's select and a gesture bound to open the menu.

@@ -117,13 +117,13 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Facemouse drives the pointer but has no face to drive it with: the
-    /// face is lost or not yet found, or the camera sends no picture. The
-    /// pointer then rests where the face left it, and no dwell counts
-    /// (see `ui::activate`).
+    /// Facemouse drives the pointer but the face does not move it: the face
+    /// is lost or not yet found, the camera sends no picture, or the user
+    /// paused. The pointer then rests where it was left, not where the user
+    /// rests it, and no dwell counts (see `ui::activate`).
     #[must_use]
-    pub fn without_face(&self) -> bool {
-        self.driving && (self.picture_gap || self.record.state != crate::events::TrackState::Tracking)
+    pub fn dwell_waits(&self) -> bool {
+        self.driving && (self.paused || self.picture_gap || self.record.state != crate::events::TrackState::Tracking)
     }
 }
 
@@ -333,6 +333,25 @@ mod tests {
 
     fn frames(w: &Worker) -> u64 {
         w.snapshot().lock().map_or(0, |s| s.frame_seq)
+    }
+
+    /// Dwells wait while the face does not move the pointer, and only while
+    /// Facemouse drives it (another pointing device's rests count).
+    #[test]
+    fn dwells_wait_while_the_face_does_not_move_the_pointer() {
+        let mut s = Snapshot { driving: true, ..Snapshot::default() };
+        s.record.state = crate::events::TrackState::Tracking;
+        assert!(!s.dwell_waits());
+        for (lost, paused, gap) in [(true, false, false), (false, true, false), (false, false, true)] {
+            let mut t = s.clone();
+            if lost {
+                t.record.state = crate::events::TrackState::Lost;
+            }
+            (t.paused, t.picture_gap) = (paused, gap);
+            assert!(t.dwell_waits(), "lost {lost}, paused {paused}, no picture {gap}");
+            t.driving = false;
+            assert!(!t.dwell_waits(), "not driving: lost {lost}, paused {paused}, no picture {gap}");
+        }
     }
 
     /// A recording waits for the window: nothing of it is played before the
