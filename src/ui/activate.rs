@@ -124,9 +124,11 @@ impl Activator {
             return false;
         }
         if self.held {
-            // The rest starts over when the face is back.
-            self.rest = Some(Rest { since: now, ..rest });
-            return r.clicked();
+            // The rest starts over when the face is back; a click acts (and
+            // spends the target, as always).
+            let clicked = r.clicked();
+            self.rest = Some(Rest { since: now, spent: clicked, came: false, ..rest });
+            return clicked;
         }
         let frac = (now - rest.since) * 1000.0 / dwell_ms;
         if r.clicked() || frac >= 1.0 {
@@ -245,6 +247,9 @@ mod tests {
             });
         }
         assert!(fired, "a click acts while the dwell is held");
+        // ... and spends the target: no dwell fires it again once the face is back.
+        clicked.hold(false);
+        assert_eq!(fired_between(&ctx, &mut clicked, 0.2, 3.0, at, "c"), 0, "fired again after the click");
     }
 
     #[test]
