@@ -124,6 +124,15 @@ pub trait Observer {
     fn picture_gap(&mut self, _gap: bool) {}
 }
 
+/// Hands `commands` to the output in order; one it refuses is told in words.
+fn apply_all(sink: &mut dyn PointerSink, commands: &[Command], observer: &mut dyn Observer) {
+    for c in commands {
+        if let Err(e) = sink.apply(c) {
+            observer.status(&e.to_string());
+        }
+    }
+}
+
 /// Opens a source: the real capture, or a stand-in in tests.
 pub type Opener = Box<dyn FnMut(&SourceSpec) -> Result<CaptureHandle, CaptureError>>;
 
@@ -271,11 +280,8 @@ impl Session {
                 if let Some(n) = next {
                     break n;
                 }
-                for c in pending.drain(..) {
-                    if let Err(e) = sink.apply(&c) {
-                        observer.status(&e.to_string());
-                    }
-                }
+                apply_all(sink.as_mut(), &pending, observer);
+                pending.clear();
                 match handle.slot().take(TAKE_TIMEOUT) {
                     Taken::Frame(frame) => {
                         last_picture = Instant::now();
@@ -292,11 +298,7 @@ impl Session {
                             pipeline.set_quiet_until(frame.t_ms + ms);
                         }
                         let (_, cmds) = pipeline.tick(&frame, Instant::now());
-                        for c in cmds {
-                            if let Err(e) = sink.apply(c) {
-                                observer.status(&e.to_string());
-                            }
-                        }
+                        apply_all(sink.as_mut(), cmds, observer);
                         pipeline.set_latency_us(u64::try_from(frame.captured.elapsed().as_micros()).unwrap_or(u64::MAX));
                         let rec = pipeline.record();
                         events.clear();
@@ -332,11 +334,7 @@ impl Session {
                     Taken::Timeout if live && !gap && last_picture.elapsed() >= PICTURE_GAP => {
                         // No frame, so no tick would ever release a held button (a drag).
                         gap = true;
-                        for c in pipeline.shutdown() {
-                            if let Err(e) = sink.apply(&c) {
-                                observer.status(&e.to_string());
-                            }
-                        }
+                        apply_all(sink.as_mut(), &pipeline.shutdown(), observer);
                         observer.picture_gap(true);
                         observer.status(&format!(
                             "{} has sent no picture for {} s: anything held is let go, and the menu's dwell waits — check the camera and its cable",
@@ -370,11 +368,7 @@ impl Session {
                 }
             };
             // Whatever ends this source, leave nothing pressed.
-            for c in pipeline.shutdown() {
-                if let Err(e) = sink.apply(&c) {
-                    observer.status(&e.to_string());
-                }
-            }
+            apply_all(sink.as_mut(), &pipeline.shutdown(), observer);
             summary.dropped += handle.slot().dropped();
             drop(handle);
             // A caller's sink serves the next source too; the desktop is opened anew.
