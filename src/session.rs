@@ -118,10 +118,10 @@ pub trait Observer {
     fn frame(&mut self, tick: &Tick<'_>) -> Result<(), SessionError>;
     /// A status change or a problem, in words (a camera lost or back, a source that cannot be opened).
     fn status(&mut self, message: &str);
-    /// A camera has sent no picture for `PICTURE_GAP` (`true`), or sends
-    /// again (`false`): the pointer stands still for no reason of the user's,
-    /// and the window's dwell waits (see `ui::activate`).
-    fn picture_gap(&mut self, _gap: bool) {}
+    /// A camera has sent no picture for `PICTURE_GAP`: the pointer stands
+    /// still for no reason of the user's, and the window's dwell waits (see
+    /// `ui::activate`) until the next frame.
+    fn picture_gap(&mut self) {}
 }
 
 /// Hands `commands` to the output in order; one it refuses is told in words.
@@ -286,7 +286,6 @@ impl Session {
                     Taken::Frame(frame) => {
                         last_picture = Instant::now();
                         if std::mem::take(&mut gap) {
-                            observer.picture_gap(false);
                             observer.status(&format!("{} sends pictures again", handle.name()));
                         }
                         if first_frame {
@@ -335,7 +334,7 @@ impl Session {
                         // No frame, so no tick would ever release a held button (a drag).
                         gap = true;
                         apply_all(sink.as_mut(), &pipeline.shutdown(), observer);
-                        observer.picture_gap(true);
+                        observer.picture_gap();
                         observer.status(&format!(
                             "{} has sent no picture for {} s: anything held is let go, and the menu's dwell waits — check the camera and its cable",
                             handle.name(),

@@ -110,7 +110,7 @@ pub struct Snapshot {
     pub driving: bool,
     /// A desktop dwell counting, far enough on to show its ring.
     pub dwell_ring: Option<DwellRing>,
-    /// The camera has sent no picture for `session::PICTURE_GAP`.
+    /// The camera has sent no picture for `session::PICTURE_GAP` (until the next frame).
     pub picture_gap: bool,
     /// Point scanning under way: its lines (see [`crate::session::Tick::point_scan`]).
     pub point_scan: Option<(f64, Option<f64>)>,
@@ -319,9 +319,9 @@ impl Observer for Publisher {
         self.wake();
     }
 
-    fn picture_gap(&mut self, gap: bool) {
+    fn picture_gap(&mut self) {
         if let Ok(mut s) = self.snapshot.lock() {
-            s.picture_gap = gap;
+            s.picture_gap = true;
         }
         self.wake();
     }
