@@ -190,6 +190,7 @@ impl Vision {
 
     pub(super) fn track(&mut self, frame: &Frame, mut tr: Box<Tracks>, t: f64, dt: f64, out: &mut Observation) -> Result<Phase, VisionError> {
         let gray = &frame.gray;
+        let (iod, centre) = (dist(tr.left.eye, tr.right.eye).max(4.0), mid(tr.left.eye, tr.right.eye));
         // Without a face detector, a track not started by a clear blink is replaced at the first blink.
         if tr.provisional {
             let (pair, cue) = self.motion_pair(gray)?;
@@ -199,12 +200,11 @@ impl Vision {
             {
                 return Self::start_init(gray, Some(p), cue, t, out);
             }
-        } else if !self.faces.active() && tr.still.wants_whole_frame(gray, mid(tr.left.eye, tr.right.eye), dist(tr.left.eye, tr.right.eye), t)? {
+        } else if !self.faces.active() && tr.still.wants_whole_frame(gray, centre, iod, t)? {
             // Held still while the scene changed, and no face detector to
             // look at the whole frame with (`vision::still`): a clear blink
             // elsewhere, of eyes as far apart, is the person.
             let (pair, cue) = self.motion_pair(gray)?;
-            let (centre, iod) = (mid(tr.left.eye, tr.right.eye), dist(tr.left.eye, tr.right.eye));
             if let Some(p) = pair
                 && cue == super::search::Cue::Blink
                 && dist(mid(p.le, p.re), centre) > DRIFT_MAX * iod
@@ -217,7 +217,6 @@ impl Vision {
             // Keep BlinkLink's previous frame current so a later loss does not difference across a gap.
             self.blink.reset();
         }
-        let iod = dist(tr.left.eye, tr.right.eye).max(4.0);
         // 1. The feature, in a window that follows the motion.
         let predicted = add(tr.feature, [tr.velocity[0] * dt, tr.velocity[1] * dt]);
         let r = px(Tracks::feature_radius(iod, dt));
