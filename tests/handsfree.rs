@@ -68,8 +68,11 @@ fn head_for(p: [f64; 2]) -> (f64, f64) {
     (-dx * IOD, dy * IOD)
 }
 
+/// How long the generated face takes to go from one target to the next (ms).
+const MOVE_MS: f64 = 800.0;
+
 /// A face that holds still for `still_ms` (blinking twice, as a user does
-/// to start), then goes to each of `targets` in 0.8 s and rests there for
+/// to start), then goes to each of `targets` in `MOVE_MS` and rests there for
 /// `rest_ms`, and at the end comes back to the screen's centre. Returns
 /// how long it lasts (s).
 fn clip(dir: &Path, still_ms: f64, targets: &[[f64; 2]], rest_ms: f64) -> f64 {
@@ -92,7 +95,7 @@ fn clip_covered(dir: &Path, still_ms: f64, targets: &[[f64; 2]], rest_ms: f64, e
     cfg.path = vec![(0.0, 0.0, 0.0), (t, 0.0, 0.0)];
     for p in targets.iter().chain(std::iter::once(&[SCREEN[0] / 2.0, SCREEN[1] / 2.0])) {
         let (x, y) = head_for(*p);
-        t += 800.0;
+        t += MOVE_MS;
         cfg.path.push((t, x, y));
         t += rest_ms;
         cfg.path.push((t, x, y));
@@ -352,7 +355,7 @@ fn type_by_dwell(labels: &[&str]) -> Option<Typed> {
 const TYPE_STILL_MS: f64 = 6000.0;
 const TYPE_REST_MS: f64 = 2400.0;
 fn rest_of_target(k: usize) -> (f64, f64) {
-    let from = TYPE_STILL_MS + (k as f64 + 1.0) * 800.0 + k as f64 * TYPE_REST_MS;
+    let from = TYPE_STILL_MS + (k as f64 + 1.0) * MOVE_MS + k as f64 * TYPE_REST_MS;
     (from, from + TYPE_REST_MS)
 }
 
@@ -654,7 +657,7 @@ fn scrolling_is_started_and_ended_by_head_motion_alone() {
     // then on to C, briefly.
     for (p, rest) in [(a, 1300.0), (b, 2000.0), (a, 2500.0), (c, 600.0)] {
         let (hx, hy) = head_for(p);
-        t += 800.0;
+        t += MOVE_MS;
         cfg.path.push((t, hx, hy));
         t += rest;
         cfg.path.push((t, hx, hy));
