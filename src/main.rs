@@ -173,6 +173,9 @@ enum Command {
         /// A 3D head that turns to 90° of yaw each way and 45° of pitch up and down (38 s), blinking and raising its brows.
         #[arg(long, conflicts_with_all = ["demo", "talking", "glasses"])]
         turning: bool,
+        /// With --turning: seconds of frontal face before the first turn.
+        #[arg(long, requires = "turning", default_value_t = 2.0)]
+        lead: f64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(long, default_value_t = 20.0)]
@@ -407,11 +410,11 @@ fn run() -> Result<()> {
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }
-        Some(Command::Synth { out, demo, talking, glasses, smiling, expressive, turning, seed, seconds, fps }) => {
+        Some(Command::Synth { out, demo, talking, glasses, smiling, expressive, turning, lead, seed, seconds, fps }) => {
             let mut cfg = if demo {
                 SynthConfig::demo()
             } else if turning {
-                SynthConfig::turning(seed, fps)
+                SynthConfig::turning_after(seed, fps, lead)
             } else if talking && expressive {
                 SynthConfig::talking_expressive(seed, seconds, fps)
             } else if talking {

@@ -35,7 +35,7 @@ const SCENE: f64 = 92.0;
 
 /// Scripted head turns: from frontal to `yaw_deg` to the right and back,
 /// then to the left and back, then pitch up and down by `pitch_deg` (each
-/// 3.5 s out, 1 s held, 3.5 s back, 1 s frontal), after 2 s frontal.
+/// 3.5 s out, 1 s held, 3.5 s back, 1 s frontal), after `lead_s` frontal.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Turn {
     pub yaw_deg: f64,
@@ -43,22 +43,33 @@ pub struct Turn {
     /// The head also drifts about the frame (the generator's free motion,
     /// without roll or scale); otherwise it turns in place.
     pub moving: bool,
+    /// Seconds frontal before the first turn (2 by default; AHM learns the
+    /// face in its first 4–5 s of tracking, `vision::carry`).
+    pub lead_s: f64,
 }
 
 impl Turn {
     /// Turns to ±90° of yaw and ±45° of pitch, as #28 asks for.
     #[must_use]
     pub fn wide() -> Self {
-        Self { yaw_deg: 90.0, pitch_deg: 45.0, moving: false }
+        Self { yaw_deg: 90.0, pitch_deg: 45.0, moving: false, lead_s: 2.0 }
     }
 
+    /// How long the whole script takes with the default lead (s).
+    pub const LENGTH_S: f64 = 2.0 + Self::TURNS_S;
+    /// How long the four turns take (s).
+    pub const TURNS_S: f64 = 4.0 * 9.0;
+
     /// How long the whole script takes (s).
-    pub const LENGTH_S: f64 = 2.0 + 4.0 * 9.0;
+    #[must_use]
+    pub fn length_s(&self) -> f64 {
+        self.lead_s + Self::TURNS_S
+    }
 
     /// (yaw, pitch) in degrees at `t_ms`.
     #[must_use]
     pub fn pose_at(&self, t_ms: f64) -> (f64, f64) {
-        let t = t_ms / 1000.0 - 2.0;
+        let t = t_ms / 1000.0 - self.lead_s;
         if t < 0.0 {
             return (0.0, 0.0);
         }

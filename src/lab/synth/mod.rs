@@ -381,7 +381,14 @@ impl SynthConfig {
     /// the eyes 64 px apart in 640×480.
     #[must_use]
     pub fn turning(seed: u64, fps: f64) -> Self {
-        Self { turn: Some(Turn::wide()), ..Self::random(seed, Turn::LENGTH_S, fps) }
+        Self::turning_after(seed, fps, Turn::wide().lead_s)
+    }
+
+    /// The same, the first turn after `lead_s` seconds frontal.
+    #[must_use]
+    pub fn turning_after(seed: u64, fps: f64, lead_s: f64) -> Self {
+        let turn = Turn { lead_s, ..Turn::wide() };
+        Self { turn: Some(turn), ..Self::random(seed, turn.length_s(), fps) }
     }
 
     /// A random sequence for tests: blinks every 2–4 s, raises and subtle
