@@ -87,6 +87,10 @@ pub enum TrackState {
     Tracking,
     /// Tracking failed its checks; recovering without the user's hands.
     Lost,
+    /// The head is turned past what the templates follow (or the switch can
+    /// judge): Active Hidden Models carry the pointer; no gesture, dwell or
+    /// switch acts until the face is tracked again.
+    Carried,
 }
 
 impl TrackState {
@@ -133,7 +137,7 @@ mod tests {
     #[test]
     fn only_tracking_allows_clicks() {
         assert!(TrackState::Tracking.allows_clicks());
-        for s in [TrackState::Searching, TrackState::Initializing, TrackState::Lost] {
+        for s in [TrackState::Searching, TrackState::Initializing, TrackState::Lost, TrackState::Carried] {
             assert!(!s.allows_clicks());
         }
     }

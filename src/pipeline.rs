@@ -224,7 +224,8 @@ impl Pipeline {
         }
         self.frame_size = Some((w, h));
         self.vision.observe(frame, &mut self.obs);
-        let pose = self.pose.estimate(&self.obs, f64::from(w), f64::from(h));
+        // While AHM carries the pointer, the pose is AHM's (there are no points to estimate it from).
+        let pose = self.pose.estimate(&self.obs, f64::from(w), f64::from(h)).or_else(|| self.obs.carried.map(|c| crate::pose::Pose { yaw: c.yaw, pitch: c.pitch, roll: 0.0 }));
         if self.intents.recenter {
             self.pointer.recenter();
         }

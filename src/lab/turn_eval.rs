@@ -114,7 +114,7 @@ pub fn measure(runs: &[TurnRun]) -> TurnReport {
                 _ => None,
             };
             let rec = by_frame.get(&row.frame);
-            let err = match (row.mid, rec.and_then(|r| r.feature.filter(|_| r.state == TrackState::Tracking))) {
+            let err = match (row.mid, rec.and_then(|r| r.feature.filter(|_| matches!(r.state, TrackState::Tracking | TrackState::Carried)))) {
                 (Some(mid), Some(f)) => Some(dist(mid, f) / iod),
                 _ => None,
             };

@@ -81,8 +81,12 @@ const INPUT_SPEED_TAU_S: f64 = 0.06;
 fn raw_input(input: Input, obs: &Observation, pose: Option<&Pose>) -> Option<Point> {
     match input {
         Input::Feature => {
-            let (f, le, re) = (obs.feature?, obs.le?, obs.re?);
-            let iod = dist(le, re);
+            let f = obs.feature?;
+            // While AHM carries the pointer there are no eyes: the eye distance it follows at.
+            let iod = match (obs.le, obs.re) {
+                (Some(le), Some(re)) => dist(le, re),
+                _ => obs.carried?.iod,
+            };
             (iod > 1.0).then(|| [-f[0] / iod, f[1] / iod])
         }
         // yaw > 0 turns the nose to the image right = the user's left; pitch > 0 is up.
@@ -221,7 +225,7 @@ impl PointerMapper {
             self.settle_until = Some(t_ms + GESTURE_SETTLE_MS);
         }
         let gesture = lids || obs.brows_raised || obs.brow_lift > GESTURE_LIFT || self.settle_until.is_some_and(|until| t_ms < until);
-        let raw = if obs.state == TrackState::Tracking { raw_input(self.s.input, obs, pose) } else { None };
+        let raw = if matches!(obs.state, TrackState::Tracking | TrackState::Carried) { raw_input(self.s.input, obs, pose) } else { None };
         let Some(raw) = raw else {
             // No face: hold the last good position; never jump.
             self.fx.reset();

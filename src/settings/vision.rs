@@ -43,6 +43,11 @@ pub struct VisionSettings {
     /// People who talk raise their brows with what they say. Off for a user
     /// whose mouth moves on its own (the brows then click while it moves).
     pub talk_guard: bool,
+    /// Past what the face's templates follow (about 45° of yaw), a model of
+    /// the user's own face, learned in the first seconds, carries the
+    /// pointer (Active Hidden Models); no gesture, dwell or switch acts until
+    /// the face is tracked again. Off: a far turn is a loss, as before.
+    pub carry_turns: bool,
 }
 
 impl Default for VisionSettings {
@@ -56,6 +61,7 @@ impl Default for VisionSettings {
             brow_min_ms: 90.0,
             brow_refractory_ms: 300.0,
             talk_guard: true,
+            carry_turns: true,
         }
     }
 }

@@ -629,6 +629,7 @@ fn state_text(s: &Snapshot) -> (String, Tone) {
         TrackState::Initializing => ("Initializing — keep blinking naturally".into(), Tone::Info),
         TrackState::Tracking => ("Tracking".into(), Tone::Good),
         TrackState::Lost => ("Lost — face the camera; it comes back by itself".into(), Tone::Bad),
+        TrackState::Carried => ("Head turned — the pointer follows; clicks and dwell wait until you face the screen".into(), Tone::Warn),
     }
 }
 

@@ -21,6 +21,7 @@
 pub mod ahm;
 pub mod blinklink;
 pub mod brows;
+pub mod carry;
 pub mod eyes;
 pub mod face;
 pub mod haar;
@@ -72,6 +73,20 @@ pub struct Observation {
     pub brow_lift: f64,
     /// The mouth moves as in talking (`mouth.rs`): no face gesture acts.
     pub talking: bool,
+    /// While AHM carries the pointer (`TrackState::Carried`): the head it reads.
+    pub carried: Option<CarriedHead>,
+}
+
+/// The head as AHM reads it while it carries the pointer (`carry`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CarriedHead {
+    /// The eye distance the head was last tracked at (px).
+    pub iod: f64,
+    /// Degrees, the signs of `docs/trace.md`.
+    pub yaw: f64,
+    pub pitch: f64,
+    /// AHM's own estimate of its error (root mean square of its hidden values).
+    pub expected_error: f64,
 }
 
 pub use crate::settings::{FeaturePoint, VisionSettings};
@@ -81,6 +96,8 @@ pub use crate::settings::{FeaturePoint, VisionSettings};
 pub enum VisionError {
     #[error("image processing failed: {0}")]
     OpenCv(#[from] opencv::Error),
+    #[error("following the head with its model failed: {0}")]
+    Carry(#[from] carry::CarryError),
 }
 
 /// Waiting for the eyes to reopen after the blink that found them (without a face detector).
@@ -110,6 +127,17 @@ pub struct Vision {
     eyes: EyeState,
     brows: Brows,
     speech: mouth::Speech,
+    /// Active Hidden Models: trained on the session's frontal face, following the head.
+    carry: carry::Carrier,
+    /// The frame time of the last face detector's answer that agreed closely
+    /// with the trackers on a frontal face (for `carry`).
+    face_confirmed: Option<f64>,
+    /// The detector's nose tip below its point between the eyes (eye
+    /// distances) on the first such answer: this person's frontal, to tell
+    /// a nod by.
+    face_down0: Option<f64>,
+    /// The templates' feature less AHM's point between the eyes, on the last frame both had.
+    carry_offset: Point,
     last_t: Option<f64>,
     feature_score: Ema,
     /// The previous frame while not tracking: eyes are confirmed on it, before they closed.
@@ -188,6 +216,13 @@ fn axes(re: Point, le: Point) -> (Point, Point) {
 }
 
 impl Vision {
+    /// Whether the detector's `face` is frontal within `along` of its eye
+    /// distance across (the nose tip under the point between its eyes) and
+    /// `down` of this person's frontal nod (`face_down0`, once known).
+    fn face_frontal(&self, face: &face::Face, along: f64, down: f64) -> bool {
+        face.frontal_share().abs() <= along && self.face_down0.is_none_or(|d0| (face.nose_down_share() - d0).abs() <= down)
+    }
+
     /// A vision stage with the shipped face model and the system's eye cascade
     /// (each missing one is reported once, and vision does without it).
     #[must_use]
@@ -208,6 +243,10 @@ impl Vision {
             eyes: EyeState::default(),
             brows: Brows::default(),
             speech: mouth::Speech::default(),
+            carry: carry::Carrier::default(),
+            face_confirmed: None,
+            face_down0: None,
+            carry_offset: [0.0, 0.0],
             last_t: None,
             feature_score: Ema::default(),
             prev_gray: Mat::default(),
@@ -239,6 +278,8 @@ impl Vision {
         self.brows = Brows::default();
         self.speech.restart();
         self.feature_score = Ema::default();
+        self.carry.stop();
+        self.face_confirmed = None;
     }
 
     /// Starts afresh for another source (a new camera, a recording that
@@ -247,6 +288,8 @@ impl Vision {
     pub fn restart(&mut self) {
         self.reset();
         self.faces.forget();
+        self.carry.forget();
+        self.face_down0 = None;
         self.last_t = None;
         self.last_blink = None;
         self.prev_gray = Mat::default();
@@ -290,7 +333,20 @@ impl Vision {
             Phase::Tracking(_) => TrackState::Tracking,
             Phase::Lost { .. } => TrackState::Lost,
         };
-        if let Phase::Tracking(tr) = &self.phase {
+        out.carried = None;
+        if let Some(head) = self.carry_head(frame, t, out)? {
+            // AHM carries: the point between the eyes and the pose, nothing the switch could act on.
+            forget_positions(out);
+            out.state = TrackState::Carried;
+            out.feature = Some(head.0);
+            out.carried = Some(head.1);
+            out.eyes_closed = false;
+            out.closure = (0.0, 0.0);
+            out.brows_raised = false;
+            out.brow_lift = 0.0;
+            out.talking = false;
+            out.events.retain(|e| !matches!(e, Event::Blink | Event::LongBlink | Event::WinkLeft | Event::WinkRight | Event::BrowRaise));
+        } else if let Phase::Tracking(tr) = &self.phase {
             out.le = Some(tr.left.eye);
             out.re = Some(tr.right.eye);
             out.lb = Some(tr.left.brow);

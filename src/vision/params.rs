@@ -437,3 +437,49 @@ pub const SPEECH_ACTIVE: f64 = 0.08;
 pub const SPEECH_WINDOW_MS: f64 = 1000.0;
 pub const SPEECH_SHARE: f64 = 0.2;
 pub const SPEECH_MIN_FRAMES: usize = 2;
+
+// --- Carrying the pointer through large head turns (`carry`, Active Hidden Models) ---
+/// AHM is taught from, started on and put back on a frame where the face
+/// detector's eyes are within this of the trackers' (eye distances; its
+/// points are about a tenth off) ...
+pub const AHM_AGREE: f64 = 0.15;
+/// ... on a frontal face: the detector's nose tip within this share of its
+/// eye distance of the point between its eyes, along the eye line (about 6°
+/// of yaw) ...
+pub const AHM_FRONTAL: f64 = 0.05;
+/// ... and the nose tip as far below them as on the first such face, within
+/// this (about 9° of pitch) ...
+pub const AHM_FRONTAL_NOD: f64 = 0.08;
+/// ... with the eyes open and the mouth still (AHM_LEARN_AFTER_MS after
+/// tracking started, for the model).
+pub const AHM_LEARN_AFTER_MS: f64 = 1000.0;
+/// The model is taken this long after it was asked, on the frames' clock
+/// (its thread needs 1.2–2.2 s on the 2-core development machine).
+pub const AHM_ANSWER_MS: f64 = 3000.0;
+/// AHM carries the pointer at most this long without the templates (ms).
+pub const CARRY_MAX_MS: f64 = 8000.0;
+/// While AHM reads the head turned further than this (degrees of yaw or
+/// pitch), the face detector's face does not start the templates again,
+/// unless it is itself frontal (its nose within `AHM_RESTART_SHARE` eye
+/// distances of where a frontal face has it, across and down, about 11°
+/// of yaw and pitch): templates taken from
+/// a face turned 35° were 0.2 eye distances off for the next 15 s
+/// (generated turning heads).
+pub const AHM_RESTART_DEG: f64 = 20.0;
+pub const AHM_RESTART_SHARE: f64 = 0.1;
+/// AHM follows and carries only while its window is like a view of the
+/// face: the observation's squared distance from the training span (in the
+/// kernel's feature space) at most this. Generated turning heads, followed
+/// and carried to 90°: median 0.02, at most 0.087; real faces followed
+/// (p1, p2, a model of their own frame on the generic head): median 0.07,
+/// 95 % under 0.11; a generated face covered (a flat or patterned block, a
+/// blank frame): 0.16–0.53.
+pub const CARRY_MAX_RESIDUAL: f64 = 0.12;
+/// While the templates track, AHM follows with one projection a frame
+/// where it reads the head within this of frontal (degrees), two beyond.
+pub const AHM_ONE_PASS_DEG: f64 = 8.0;
+/// On a confirmed frontal face, AHM is put back on the templates' face
+/// where it reads the head turned further than this (degrees) or puts the
+/// point between the eyes this far from theirs (eye distances).
+pub const AHM_RESYNC_DEG: f64 = 25.0;
+pub const AHM_RESYNC: f64 = 0.15;

@@ -6,7 +6,7 @@ use opencv::core::{Mat, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use super::params::{EYE_SEARCH, GENERIC_EYE_FLOOR, POSITION_FLOOR, REDETECT_EVERYWHERE_MS, REDETECT_NCC, REDETECT_NEAR, UNIFORM_EYE_SPREAD};
+use super::params::{AHM_RESTART_DEG, EYE_SEARCH, GENERIC_EYE_FLOOR, POSITION_FLOOR, REDETECT_EVERYWHERE_MS, REDETECT_NCC, REDETECT_NEAR, UNIFORM_EYE_SPREAD};
 use super::track::Tracks;
 use super::{Observation, Phase, Vision, VisionError, add, ncc, px};
 use crate::capture::Frame;
@@ -19,6 +19,13 @@ impl Vision {
             return Ok(phase);
         }
         let (pair, cue) = self.motion_pair(gray)?;
+        // While AHM reads the head turned away, nothing but a frontal face
+        // the detector finds starts the templates again (a blink or the
+        // stored templates on a turned face placed them 0.15–0.2 eye
+        // distances off for the next seconds: generated turning heads).
+        if self.carry.turned_past(AHM_RESTART_DEG) {
+            return Ok(Phase::Lost { tracks: tr, since });
+        }
         if pair.is_some() {
             return Self::start_init(gray, pair, cue, t, out);
         }

@@ -8,7 +8,7 @@ use opencv::prelude::*;
 
 use super::blinklink::{self, EyePair};
 use super::params::{
-    BROW_ABOVE_EYE, BROWS_UP_MIN_SHIFT, FEATURE_FLOOR, FEATURE_TEMPLATE, INIT_GIVE_UP_MS, INIT_WAIT_MS, MAX_TILT_DEG, MIRROR_EYE_NCC,
+    AHM_RESTART_DEG, AHM_RESTART_SHARE, BROW_ABOVE_EYE, BROWS_UP_MIN_SHIFT, FEATURE_FLOOR, FEATURE_TEMPLATE, INIT_GIVE_UP_MS, INIT_WAIT_MS, MAX_TILT_DEG, MIRROR_EYE_NCC,
     NARROWER_PAIR,
 };
 use super::{Init, Observation, Phase, Vision, VisionError, add, axes, haar, lerp, ncc, px, sub};
@@ -48,6 +48,7 @@ impl Vision {
             return Ok(None);
         }
         if let Some(Some(face)) = self.faces.answer(t, 0.0)
+            && (!self.carry.turned_past(AHM_RESTART_DEG) || self.face_frontal(&face, AHM_RESTART_SHARE, AHM_RESTART_SHARE))
             && let Some(tracks) = self.tracks_from_face(&frame.gray, &face, t)?
         {
             out.events.push(Event::Init);

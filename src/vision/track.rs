@@ -10,7 +10,7 @@ use opencv::prelude::*;
 use super::eyes::EyeTiming;
 use super::face::Face;
 use super::params::{
-    BROW_EYES_BUSY, FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, DRIFT_STRIKES_ANYWAY, EYE_SEARCH, FACE_IOD_RATIO,
+    AHM_AGREE, AHM_FRONTAL, AHM_FRONTAL_NOD, BROW_EYES_BUSY, FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, DRIFT_STRIKES_ANYWAY, EYE_SEARCH, FACE_IOD_RATIO,
     EYE_TEMPLATE, EYES_FLOOR, UNIFORM_EYE_SPREAD, BROW_SCALE_TAU_MS, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, ASTRAY_CHECKS, PAIR_ASTRAY_AGREE, EYE_ASTRAY, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, EYE_REARM, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, UNSURE_CHECK_MS, VELOCITY_TAU_MS,
@@ -82,9 +82,16 @@ pub(super) struct Tracks {
     pub iod_slow: super::stats::Ema,
     /// How long the feature has held still, and the scene around it (`vision::still`).
     pub still: super::still::StillWatch,
+    /// When these templates were taken (frames' clock).
+    pub started: f64,
 }
 
 impl Tracks {
+    /// How long these templates have tracked at frame time `t`.
+    pub fn tracked_ms(&self, t: f64) -> f64 {
+        t - self.started
+    }
+
     /// The feature's search radius for a frame `dt_ms` after the last: at
     /// least `FEATURE_SEARCH_MIN`, as far as a head moving at `HEAD_SPEED` goes, at most `FEATURE_SEARCH_MAX`.
     pub fn feature_radius(iod: f64, dt_ms: f64) -> f64 {
@@ -165,6 +172,7 @@ impl Vision {
             left,
             right,
             last_refresh: t,
+            started: t,
             weak_since: None,
             provisional: false,
             pose_points,
@@ -476,6 +484,14 @@ impl Vision {
                 let off = offs.map(|[l, r]| l.max(r));
                 let whole = std::mem::take(&mut tr.still.asked_whole);
                 tracing::debug!("vision: the face detector's check{}: {}", if whole { " on the whole frame" } else { "" }, off.map_or("no face".to_string(), |o| format!("{o:.2} eye distances off")));
+                // The detector and the trackers agree closely on a frontal
+                // face: what AHM is taught from and put back on (`carry`).
+                if off.is_some_and(|o| o <= AHM_AGREE) && answer.as_ref().is_some_and(|f| self.face_frontal(f, AHM_FRONTAL, AHM_FRONTAL_NOD)) {
+                    self.face_confirmed = Some(t);
+                    if let Some(f) = &answer {
+                        self.face_down0.get_or_insert(f.nose_down_share());
+                    }
+                }
                 if whole {
                     let agrees = off.is_some_and(|o| o <= DRIFT_MAX);
                     let elsewhere = !agrees && answer.as_ref().is_some_and(|f| f.iod() >= FACE_IOD_RATIO.0 * dist(le, re));
