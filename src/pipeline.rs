@@ -79,6 +79,14 @@ impl Pipeline {
         commands
     }
 
+    /// Whether frames come at their own pace (a camera, a recording played
+    /// in real time): then nothing in the pipeline waits for a helper
+    /// thread's answer (AHM's model is taken when it is ready); otherwise
+    /// (a replay) it waits, so that the trace is the same every time.
+    pub fn set_live(&mut self, live: bool) {
+        self.vision.set_live(live);
+    }
+
     /// Starts afresh for another source (a camera change, a recording that
     /// starts again) without loading the models again: vision looks for the
     /// face anew and every stage's clock starts over. The pointer stays where

@@ -232,6 +232,7 @@ impl Session {
             };
             pipeline.set_switch_to_scanner(self.to_scanner);
             pipeline.set_own_areas(&self.own_areas);
+            pipeline.set_live(handle.live());
             let mut pending: Vec<Command> = Vec::new();
             let mut quiet: Option<f64> = None;
             let mut seen_status = 0;

@@ -187,6 +187,9 @@ pub struct CaptureHandle {
     thread: Option<JoinHandle<()>>,
     name: String,
     fps: Option<f64>,
+    /// Frames come at their own pace (a camera, or a recording played in
+    /// real time) and a late one is dropped: nothing downstream may wait.
+    live: bool,
 }
 
 impl CaptureHandle {
@@ -204,6 +207,11 @@ impl CaptureHandle {
     #[must_use]
     pub fn fps(&self) -> Option<f64> {
         self.fps
+    }
+    /// Whether frames come at their own pace (see the field).
+    #[must_use]
+    pub fn live(&self) -> bool {
+        self.live
     }
 }
 
@@ -279,7 +287,7 @@ where
     let slot = Arc::new(Slot::new(policy));
     // The thread is waiting for exactly this message.
     let _ = slot_tx.send(Arc::clone(&slot));
-    Ok(CaptureHandle { slot, thread: Some(thread), name, fps })
+    Ok(CaptureHandle { slot, thread: Some(thread), name, fps, live: drop_stale })
 }
 
 fn run_source(source: &mut dyn FrameSource, slot: &Slot, pace: bool) {

@@ -318,15 +318,25 @@ impl Carrier {
     }
 
     /// Takes the trained model once `after_ms` have passed on the frames'
-    /// clock since it was asked (waiting for the thread if it is not done).
-    /// Returns whether a model arrived on this call.
-    pub fn receive(&mut self, t_ms: f64, after_ms: f64) -> bool {
-        let Some((asked, _)) = &self.training else { return false };
+    /// clock since it was asked: waiting for the thread if it is not done
+    /// (`wait`, a replay: the same trace every time), or on a later frame
+    /// (live: a frame never waits). Returns whether a model arrived on this call.
+    pub fn receive(&mut self, t_ms: f64, after_ms: f64, wait: bool) -> bool {
+        let Some((asked, rx)) = &self.training else { return false };
         if t_ms - asked < after_ms {
             return false;
         }
-        let Some((_, rx)) = self.training.take() else { return false };
-        match rx.recv() {
+        let answer = if wait {
+            rx.recv().map_err(|_| ())
+        } else {
+            match rx.try_recv() {
+                Ok(a) => Ok(a),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return false,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => Err(()),
+            }
+        };
+        self.training = None;
+        match answer {
             Ok(Ok(model)) => {
                 self.model = Some(model);
                 true
@@ -336,7 +346,7 @@ impl Carrier {
                 self.refused = true;
                 false
             }
-            Err(_) => {
+            Err(()) => {
                 tracing::warn!("AHM: its training thread stopped; large head turns lose the face");
                 self.refused = true;
                 false
@@ -410,7 +420,7 @@ impl super::Vision {
             return Ok(None);
         }
         let gray = &frame.gray;
-        self.carry.receive(t, AHM_ANSWER_MS);
+        self.carry.receive(t, AHM_ANSWER_MS, !self.live);
         let step = match &self.phase {
             Phase::Tracking(tr) => {
                 let (le, re) = (tr.left.eye, tr.right.eye);
@@ -535,7 +545,8 @@ mod tests {
     }
 
     /// A model asked for is taken only once its time has come on the
-    /// frames' clock, and then whatever the thread's speed.
+    /// frames' clock: in a replay then whatever the thread's speed, live
+    /// only once it is ready (a frame never waits).
     #[test]
     fn the_model_arrives_at_its_time_on_the_frames_clock() {
         let mut cfg = SynthConfig::demo();
@@ -552,8 +563,10 @@ mod tests {
         assert!(!c.asked());
         c.ask(&gray, points, 1000.0);
         assert!(c.asked() && !c.trained());
-        assert!(!c.receive(2999.0, 2000.0), "not before its time");
-        assert!(c.receive(3000.0, 2000.0) && c.trained(), "at its time, waiting for the thread");
+        assert!(!c.receive(2999.0, 2000.0, true), "not before its time");
+        // Live, a frame does not wait for the thread (rendering 133 views takes a second).
+        assert!(!c.receive(3000.0, 2000.0, false) && !c.trained(), "live: taken on a later frame");
+        assert!(c.receive(3000.0, 2000.0, true) && c.trained(), "at its time, waiting for the thread");
         c.start(p(row.mid), dist(p(row.le), p(row.re)));
         let s = c.step(&gray, 2).expect("step").expect("following");
         assert!(dist(s.mid, p(row.mid)) < 0.1 * dist(p(row.le), p(row.re)), "{s:?} against {:?}", row.mid);

@@ -138,6 +138,8 @@ pub struct Vision {
     face_down0: Option<f64>,
     /// The templates' feature less AHM's point between the eyes, on the last frame both had.
     carry_offset: Point,
+    /// Frames come at their own pace: AHM's model is taken when ready, never waited for.
+    live: bool,
     last_t: Option<f64>,
     feature_score: Ema,
     /// The previous frame while not tracking: eyes are confirmed on it, before they closed.
@@ -247,6 +249,7 @@ impl Vision {
             face_confirmed: None,
             face_down0: None,
             carry_offset: [0.0, 0.0],
+            live: false,
             last_t: None,
             feature_score: Ema::default(),
             prev_gray: Mat::default(),
@@ -263,6 +266,11 @@ impl Vision {
     #[must_use]
     pub fn settings(&self) -> &VisionSettings {
         &self.settings
+    }
+
+    /// Whether frames come at their own pace (`Pipeline::set_live`).
+    pub fn set_live(&mut self, live: bool) {
+        self.live = live;
     }
 
     /// Replaces the settings (they apply from the next frame).
