@@ -8,6 +8,7 @@ pub mod command;
 pub mod events;
 pub mod face_model;
 pub mod fs;
+pub mod head3d;
 pub mod instance;
 pub mod lab;
 pub mod menus;

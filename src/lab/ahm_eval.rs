@@ -155,8 +155,8 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> R
     let portrait = FaceAsset::load(&synth::default_photo())?;
     let asset = face.unwrap_or(&portrait);
     let iod = 64.0;
-    let model = carry::train(&portrait, carry::TRAIN_IOD)?;
-    let own_model = face.map(|f| carry::train(f, carry::TRAIN_IOD)).transpose()?;
+    let model = carry::train(&portrait.photo, &portrait.landmarks, carry::TRAIN_IOD)?;
+    let own_model = face.map(|f| carry::train(&f.photo, &f.landmarks, carry::TRAIN_IOD)).transpose()?;
     let mut followers = Vec::new();
     let mut models: Vec<(&str, &Ahm)> = vec![("trained on the shipped portrait", &model)];
     if let Some(m) = &own_model {

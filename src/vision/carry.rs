@@ -4,7 +4,7 @@
 //!
 //! The NCC templates are taken from a frontal face; past 30–45° of yaw they
 //! lose it. So once the face has been tracked frontal with open eyes for a
-//! while, that frame is put on the generic 3D head (`lab::synth::head3d`) and
+//! while, that frame is put on the generic 3D head (`head3d`) and
 //! rendered at every 10° of yaw from −90° to 90° and every 15° of pitch from
 //! −45° to 45°, each view seen through five windows: 665 pairs of an
 //! observation (the window round where the head turns about, 2.6 eye
@@ -36,7 +36,7 @@ use super::{CarriedHead, Observation, Phase, VisionError, add, sub};
 use crate::capture::Frame;
 use crate::events::{Point, dist};
 use crate::face_model::{ASTRONAUT_LANDMARKS, PhotoLandmarks};
-use crate::lab::synth::{self, FaceAsset, HeadView};
+use crate::head3d::{self, Head3d, View as HeadView};
 
 /// The window's side, in eye distances, and the observation's side in pixels.
 pub const WINDOW_IODS: f64 = 2.6;
@@ -58,8 +58,6 @@ const PITCH_SCALE: f64 = 45.0;
 /// Failures of training or following.
 #[derive(Debug, thiserror::Error)]
 pub enum CarryError {
-    #[error(transparent)]
-    Synth(#[from] synth::SynthError),
     #[error("image processing failed: {0}")]
     OpenCv(#[from] opencv::Error),
     #[error(transparent)]
@@ -121,28 +119,28 @@ pub fn observe(gray: &Mat, centre: Point, iod: f64, _small: &mut Mat) -> Result<
 fn training_view(iod: f64) -> HeadView {
     #[allow(clippy::cast_possible_truncation)]
     let side = (4.0 * iod).round() as i32;
-    let offset = synth::head_pivot(HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: iod });
+    let offset = head3d::pivot(HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: iod });
     let c = f64::from(side) / 2.0;
     HeadView { size: Size::new(side, side), origin: [c - offset[0], c - offset[1]], iod_px: iod }
 }
 
-/// The model of `asset`'s face on the generic head (see the module's text),
-/// its views rendered `iod` px between the eyes.
+/// The model of the face in `photo` at `landmarks` on the generic head (see
+/// the module's text), its views rendered `iod` px between the eyes.
 ///
 /// # Errors
 /// Rendering, `OpenCV` or model failures.
-pub fn train(asset: &FaceAsset, iod: f64) -> Result<Ahm, CarryError> {
+pub fn train(photo: &Mat, landmarks: &PhotoLandmarks, iod: f64) -> Result<Ahm, CarryError> {
     let view = training_view(iod);
-    let mut head = synth::Head3d::default();
+    let mut head = Head3d::default();
     let (mut img, mut gray, mut small) = (Mat::default(), Mat::default(), Mat::default());
-    let pivot = synth::head_pivot(view);
+    let pivot = head3d::pivot(view);
     let mut pairs = Vec::new();
     for yi in -9..=9 {
         for pi in -3..=3 {
             let pose = (f64::from(yi) * 10.0, f64::from(pi) * 15.0);
-            head.render(&asset.photo, &asset.landmarks, pose, view, 0.0, &mut img)?;
+            head.render(photo, landmarks, pose, view, 0.0, &mut img)?;
             imgproc::cvt_color_def(&img, &mut gray, imgproc::COLOR_BGR2GRAY)?;
-            let mid = synth::head_project(&asset.landmarks, pose, view, asset.landmarks.mid).unwrap_or(pivot);
+            let mid = head3d::project(landmarks, pose, view, landmarks.mid).unwrap_or(pivot);
             for (sx, sy) in [(0.0, 0.0), (SHIFT, 0.0), (-SHIFT, 0.0), (0.0, SHIFT), (0.0, -SHIFT)] {
                 let centre = [pivot[0] + sx * iod, pivot[1] + sy * iod];
                 let x = observe(&gray, centre, iod, &mut small)?;
@@ -161,8 +159,8 @@ pub fn train(asset: &FaceAsset, iod: f64) -> Result<Ahm, CarryError> {
 #[must_use]
 pub fn pivot_from_mid(lm: &PhotoLandmarks, iod: f64, mid: Point) -> Point {
     let v = HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: iod };
-    let piv = synth::head_pivot(v);
-    let frontal = synth::head_project(lm, (0.0, 0.0), v, lm.mid).unwrap_or(piv);
+    let piv = head3d::pivot(v);
+    let frontal = head3d::project(lm, (0.0, 0.0), v, lm.mid).unwrap_or(piv);
     [mid[0] - (frontal[0] - piv[0]), mid[1] - (frontal[1] - piv[1])]
 }
 
@@ -170,8 +168,8 @@ pub fn pivot_from_mid(lm: &PhotoLandmarks, iod: f64, mid: Point) -> Point {
 #[must_use]
 pub fn frontal_state(lm: &PhotoLandmarks) -> DVector<f64> {
     let v = HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: 1.0 };
-    let piv = synth::head_pivot(v);
-    let mid = synth::head_project(lm, (0.0, 0.0), v, lm.mid).unwrap_or(piv);
+    let piv = head3d::pivot(v);
+    let mid = head3d::project(lm, (0.0, 0.0), v, lm.mid).unwrap_or(piv);
     DVector::from_vec(vec![0.0, 0.0, mid[0] - piv[0], mid[1] - piv[1], 0.0, 0.0])
 }
 
@@ -222,12 +220,13 @@ pub struct FacePoints {
     pub mid: Point,
 }
 
-/// The face on `gray` at `points` as a face for the generated head: the
-/// shipped portrait's eye and brow sizes scaled to its eye distance.
+/// The face on `gray` at `points` as a photo for the generic head, in
+/// colour, and its landmarks (the shipped portrait's eye and brow sizes
+/// scaled to its eye distance).
 ///
 /// # Errors
 /// OpenCV failures.
-pub fn asset_from_frame(gray: &Mat, points: FacePoints) -> Result<FaceAsset, opencv::Error> {
+pub fn face_from_frame(gray: &Mat, points: FacePoints) -> Result<(Mat, PhotoLandmarks), opencv::Error> {
     let mut photo = Mat::default();
     imgproc::cvt_color_def(gray, &mut photo, imgproc::COLOR_GRAY2BGR)?;
     let a = ASTRONAUT_LANDMARKS;
@@ -245,7 +244,7 @@ pub fn asset_from_frame(gray: &Mat, points: FacePoints) -> Result<FaceAsset, ope
         forehead_span: a.forehead_span * k,
         ..a
     };
-    FaceAsset::new(photo, lm)
+    Ok((photo, lm))
 }
 
 /// What the training thread answers: the model and the face's points it was made from, or why not.
@@ -293,7 +292,7 @@ impl Carrier {
         if self.asked() {
             return;
         }
-        let asset = match asset_from_frame(gray, points) {
+        let (photo, landmarks) = match face_from_frame(gray, points) {
             Ok(a) => a,
             Err(e) => {
                 tracing::warn!("AHM: cannot take the face for its model ({e}); large head turns lose the face");
@@ -304,7 +303,7 @@ impl Carrier {
         let (tx, rx) = sync_channel(1);
         let started = std::thread::Builder::new().name("ahm-train".into()).spawn(move || {
             let at = std::time::Instant::now();
-            let model = train(&asset, TRAIN_IOD).map(|m| (m, asset.landmarks)).map_err(|e| e.to_string());
+            let model = train(&photo, &landmarks, TRAIN_IOD).map(|m| (m, landmarks)).map_err(|e| e.to_string());
             tracing::debug!("AHM: trained in {:.2} s", at.elapsed().as_secs_f64());
             let _ = tx.send(model);
         });
@@ -507,7 +506,7 @@ impl super::Vision {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::synth::{Generator, SynthConfig, Turn, default_photo};
+    use crate::lab::synth::{FaceAsset, Generator, SynthConfig, Turn, default_photo};
 
     /// The portrait's model, trained on small views, follows a generated
     /// 640×480 head that drifts as it turns 60° and nods 30°: the point
@@ -516,7 +515,7 @@ mod tests {
     #[test]
     fn a_model_of_small_views_follows_a_large_head_through_a_turn() {
         let asset = FaceAsset::load(&default_photo()).expect("photo");
-        let model = train(&asset, TRAIN_IOD).expect("train");
+        let model = train(&asset.photo, &asset.landmarks, TRAIN_IOD).expect("train");
         assert_eq!(model.len(), 19 * 7 * 5);
         let mut cfg = SynthConfig::turning(5, 10.0);
         cfg.turn = Some(Turn { yaw_deg: 60.0, pitch_deg: 30.0, moving: true, ..Turn::wide() });

@@ -17,7 +17,7 @@
 //! real data.
 
 mod face;
-mod head3d;
+mod turn;
 mod rng;
 
 use std::path::{Path, PathBuf};
@@ -28,7 +28,8 @@ use opencv::prelude::*;
 use opencv::videoio::{self, VideoWriter};
 
 pub use face::FaceAsset;
-pub use head3d::{Head3d, Turn, View as HeadView, pivot as head_pivot, project as head_project};
+pub use crate::head3d::{Head3d, View as HeadView, pivot as head_pivot, project as head_project};
+pub use turn::Turn;
 pub use crate::face_model::{ASTRONAUT_LANDMARKS, PhotoLandmarks, default_photo};
 pub use rng::Rng;
 
@@ -596,7 +597,7 @@ pub struct Generator {
     noise_rng: Rng,
     phases: [f64; 8],
     speech: Speech,
-    head: head3d::Head3d,
+    head: crate::head3d::Head3d,
 }
 
 impl Generator {
@@ -619,7 +620,7 @@ impl Generator {
             map_y: Mat::default(),
             phases,
             speech: Speech::new(cfg_talk, cfg_seed, cfg_ms),
-            head: head3d::Head3d::default(),
+            head: crate::head3d::Head3d::default(),
         })
     }
 
@@ -690,7 +691,7 @@ impl Generator {
             let (yaw, pitch) = turn.pose_at(t_ms);
             let (dx, dy) = if turn.moving { let (dx, dy, _, _) = self.motion(t_ms / 1000.0); (dx, dy) } else { (0.0, 0.0) };
             let origin = [f64::from(self.cfg.width) / 2.0 + dx, f64::from(self.cfg.height) * 0.42 + dy];
-            let view = head3d::View { size: Size::new(self.cfg.width, self.cfg.height), origin, iod_px: self.cfg.iod_px };
+            let view = crate::head3d::View { size: Size::new(self.cfg.width, self.cfg.height), origin, iod_px: self.cfg.iod_px };
             let [le, re, lb, rb, nose, mid] = self.head.render(&self.work, &lm, (yaw, pitch), view, brow_lift_px, out)?;
             self.sensor(out, t_ms / 1000.0)?;
             return Ok(LabelRow {
