@@ -149,7 +149,15 @@ impl Ahm {
         let n = pairs.len();
         let observations: Vec<DVector<f64>> = pairs.iter().map(|(x, _)| x.clone()).collect();
         let hidden = DMatrix::from_fn(dh, n, |r, c| pairs[c].1[r]);
-        let gram = DMatrix::from_fn(n, n, |i, j| kernel.eval(&observations[i], &observations[j]));
+        // Symmetric: each pair's kernel value computed once.
+        let mut gram = DMatrix::zeros(n, n);
+        for i in 0..n {
+            for j in i..n {
+                let k = kernel.eval(&observations[i], &observations[j]);
+                gram[(i, j)] = k;
+                gram[(j, i)] = k;
+            }
+        }
         let regularized = &gram + DMatrix::identity(n, n) * lambda;
         // K is positive semi-definite, so K + λI is positive definite: Cholesky holds.
         let inverse = regularized.clone().cholesky().map_or_else(|| regularized.pseudo_inverse(1e-12).unwrap_or_else(|_| DMatrix::identity(n, n)), |c| c.inverse());
@@ -258,23 +266,28 @@ impl Ahm {
         let n = self.len();
         let a = &self.inverse;
         let dh = self.hidden.nrows() as f64;
+        // (K₋ᵢ + λI)⁻¹ = A₋ᵢ₋ᵢ − A₋ᵢ,ᵢ Aᵢ,₋ᵢ / Aᵢᵢ, so the left-out weights,
+        // (K₋ᵢ + λI)⁻¹ k₋ᵢ, are the column i of V = A K̃ (K̃: K without its
+        // diagonal) less A's column i times Vᵢᵢ / Aᵢᵢ, their entry i 0: one
+        // matrix product for all of them, no matrix built per pair.
+        let mut k_off = self.gram.clone();
+        k_off.fill_diagonal(0.0);
+        let v = a * &k_off;
+        let estimates_of = |alpha: &DVector<f64>| &self.hidden * alpha;
         (0..n)
             .map(|i| {
-                let others: Vec<usize> = (0..n).filter(|&j| j != i).collect();
-                let aii = a[(i, i)];
-                // (K₋ᵢ + λI)⁻¹ = A₋ᵢ₋ᵢ − A₋ᵢ,ᵢ Aᵢ,₋ᵢ / Aᵢᵢ
-                let m = others.len();
-                let inv = DMatrix::from_fn(m, m, |p, q| a[(others[p], others[q])] - a[(others[p], i)] * a[(i, others[q])] / aii);
-                let k = DVector::from_fn(m, |p, _| self.gram[(others[p], i)]);
-                let alpha = &inv * &k;
-                let kk = DMatrix::from_fn(m, m, |p, q| self.gram[(others[p], others[q])]);
-                let residual = span_residual(self.gram[(i, i)], &alpha, &k, &kk);
-                let mut err = 0.0;
-                for r in 0..self.hidden.nrows() {
-                    let est: f64 = others.iter().zip(alpha.iter()).map(|(&j, w)| self.hidden[(r, j)] * w).sum();
-                    err += (est - self.hidden[(r, i)]).powi(2);
-                }
-                (err / dh, alpha.norm_squared(), residual)
+                let scale = v[(i, i)] / a[(i, i)];
+                let mut alpha = v.column(i) - a.column(i) * scale;
+                alpha[i] = 0.0;
+                let k = k_off.column(i);
+                let ak = alpha.dot(&k);
+                let norm2 = alpha.norm_squared();
+                // (K₋ᵢ + λI) α = k₋ᵢ, so αᵀK₋ᵢα = αᵀk₋ᵢ − λ‖α‖²: the
+                // squared distance from the span is Kᵢᵢ − αᵀk − λ‖α‖².
+                let residual = (self.gram[(i, i)] - ak - self.lambda * norm2).max(0.0);
+                let est = estimates_of(&alpha);
+                let err: f64 = (0..self.hidden.nrows()).map(|r| (est[r] - self.hidden[(r, i)]).powi(2)).sum();
+                (err / dh, norm2, residual)
             })
             .collect()
     }
