@@ -136,6 +136,9 @@ pub struct Vision {
     /// distances) on the first such answer: this person's frontal, to tell
     /// a nod by.
     face_down0: Option<f64>,
+    /// The trackers' nose tip below their point between the eyes (eye
+    /// distances) on the first confirmed frontal frame: a nod is told by it.
+    ncc_down0: Option<f64>,
     /// The templates' feature less AHM's point between the eyes, on the last frame both had.
     carry_offset: Point,
     /// Frames come at their own pace: AHM's model is taken when ready, never waited for.
@@ -248,6 +251,7 @@ impl Vision {
             carry: carry::Carrier::default(),
             face_confirmed: None,
             face_down0: None,
+            ncc_down0: None,
             carry_offset: [0.0, 0.0],
             live: false,
             last_t: None,
@@ -298,6 +302,7 @@ impl Vision {
         self.faces.forget();
         self.carry.forget();
         self.face_down0 = None;
+        self.ncc_down0 = None;
         self.last_t = None;
         self.last_blink = None;
         self.prev_gray = Mat::default();

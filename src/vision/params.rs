@@ -454,8 +454,9 @@ pub const AHM_FRONTAL_NOD: f64 = 0.08;
 /// tracking started, for the model).
 pub const AHM_LEARN_AFTER_MS: f64 = 1000.0;
 /// The model is taken this long after it was asked, on the frames' clock
-/// (its thread needs 1.2–2.2 s on the 2-core development machine).
-pub const AHM_ANSWER_MS: f64 = 3000.0;
+/// (its thread needs about 0.45 s alone on the 2-core development machine;
+/// live, a frame never waits for it, a replay does).
+pub const AHM_ANSWER_MS: f64 = 1500.0;
 /// AHM carries the pointer at most this long without the templates (ms).
 pub const CARRY_MAX_MS: f64 = 8000.0;
 /// While AHM reads the head turned further than this (degrees of yaw or
@@ -483,3 +484,10 @@ pub const AHM_ONE_PASS_DEG: f64 = 8.0;
 /// point between the eyes this far from theirs (eye distances).
 pub const AHM_RESYNC_DEG: f64 = 25.0;
 pub const AHM_RESYNC: f64 = 0.15;
+/// Where AHM, following the head, reads it turned or nodded further than
+/// this (degrees), and the trackers' nose tip is `SWITCH_NOD` eye distances
+/// nearer or further below the point between the eyes than on the first
+/// confirmed frontal frame (about 11° of pitch), face gestures wait as while
+/// talking: no raise starts, a long blink is a blink, a wink nothing.
+pub const SWITCH_POSE_DEG: f64 = 25.0;
+pub const SWITCH_NOD: f64 = 0.1;

@@ -10,7 +10,7 @@ use opencv::prelude::*;
 use super::eyes::EyeTiming;
 use super::face::Face;
 use super::params::{
-    AHM_AGREE, AHM_FRONTAL, AHM_FRONTAL_NOD, BROW_EYES_BUSY, FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, DRIFT_STRIKES_ANYWAY, EYE_SEARCH, FACE_IOD_RATIO,
+    AHM_AGREE, AHM_FRONTAL, AHM_FRONTAL_NOD, SWITCH_NOD, SWITCH_POSE_DEG, BROW_EYES_BUSY, FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, DRIFT_STRIKES_ANYWAY, EYE_SEARCH, FACE_IOD_RATIO,
     EYE_TEMPLATE, EYES_FLOOR, UNIFORM_EYE_SPREAD, BROW_SCALE_TAU_MS, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, ASTRAY_CHECKS, PAIR_ASTRAY_AGREE, EYE_ASTRAY, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, EYE_REARM, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
     RELIABLE_DROP, RELIABLE_FEATURE, UNSURE_CHECK_MS, VELOCITY_TAU_MS,
@@ -419,7 +419,22 @@ impl Vision {
             self.speech.update(gray, add(tr.feature, tr.left.eye_offset), add(tr.feature, tr.right.eye_offset), t, !out.eyes_closed)?;
         }
         out.talking = self.settings.talk_guard && self.speech.talking();
-        if out.talking {
+        // 5c. A head AHM reads turned or nodded past what the switch judges
+        //     (`SWITCH_POSE_DEG`): as while talking. A nod down and back
+        //     moves the forehead against the eyes as a raise does (generated
+        //     turning heads: a raise on the way back from 45° down).
+        //     Both must say so: AHM's pose (a model of a real face on a
+        //     generic head misreads warped and rolled frames: the moved
+        //     copies of p1's raises lost 4 of 10 on AHM alone) and the
+        //     trackers' nose tip, nearer or further below the point between
+        //     the eyes than on the frame AHM's model was taken from.
+        let nodded = self.ncc_down0.is_some_and(|d0| {
+            let (_, up) = super::axes(tr.right.eye, tr.left.eye);
+            let down = -super::dot(super::sub(tr.pose_points[1].2, tr.pose_points[0].2), up) / now_iod.max(1.0);
+            (down - d0).abs() > SWITCH_NOD
+        });
+        let turned = nodded && self.carry.turned_past(SWITCH_POSE_DEG);
+        if out.talking || turned {
             // Talking: a long closure is a blink (a look down while
             // speaking), a wink nothing, and a raise must be seen to start
             // from rest once the talking is over.
@@ -491,6 +506,8 @@ impl Vision {
                     if let Some(f) = &answer {
                         self.face_down0.get_or_insert(f.nose_down_share());
                     }
+                    let (_, up) = super::axes(tr.right.eye, tr.left.eye);
+                    self.ncc_down0.get_or_insert(-super::dot(super::sub(tr.pose_points[1].2, tr.pose_points[0].2), up) / dist(tr.left.eye, tr.right.eye).max(1.0));
                 }
                 if whole {
                     let agrees = off.is_some_and(|o| o <= DRIFT_MAX);
