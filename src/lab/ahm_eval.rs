@@ -102,9 +102,9 @@ pub fn face_from_sequence(dir: &std::path::Path) -> Result<FaceAsset, AhmEvalErr
 /// Follows one frame (`carry::step`): the point between the eyes, the pose
 /// (yaw, pitch in degrees), the model's expected error and the step's time
 /// (s: the two observations and projections).
-fn track(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, small: &mut Mat, subset: Option<usize>) -> Result<(Point, (f64, f64), f64, f64), AhmEvalError> {
+fn track(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, subset: Option<usize>) -> Result<(Point, (f64, f64), f64, f64), AhmEvalError> {
     let started = std::time::Instant::now();
-    let s = carry::step(model, gray, iod, pivot, last, small, subset, 2)?;
+    let s = carry::step(model, gray, iod, pivot, last, subset, 2)?;
     Ok((s.mid, s.pose, s.expected_error, started.elapsed().as_secs_f64()))
 }
 
@@ -179,7 +179,6 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> R
         let mut generator = Generator::new(copy, cfg.clone())?;
         let mut pipeline = crate::pipeline::Pipeline::new(&settings, &vision_models);
         let mut frame = Frame::empty();
-        let mut small = Mat::default();
         let (mut rows, mut ncc) = (Vec::new(), Vec::new());
         for f in &mut followers {
             f.pivot = None;
@@ -198,7 +197,7 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> R
             let start = || row.mid.map_or_else(|| synth::head_pivot(HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: iod }), |m| carry::pivot_from_mid(&asset.landmarks, iod, m));
             for f in &mut followers {
                 let p = f.pivot.get_or_insert_with(start);
-                let (feature, (yaw, pitch), expected, spent) = track(f.model, &frame.gray, iod, p, &mut f.last, &mut small, f.subset)?;
+                let (feature, (yaw, pitch), expected, spent) = track(f.model, &frame.gray, iod, p, &mut f.last, f.subset)?;
                 f.spent_s += spent;
                 f.frames += 1;
                 if let Some(m) = row.mid {

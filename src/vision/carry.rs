@@ -3,22 +3,24 @@
 //! `docs/ahm.md`).
 //!
 //! The NCC templates are taken from a frontal face; past 30–45° of yaw they
-//! lose it. So once the face has been tracked frontal with open eyes for a
-//! while, that frame is put on the generic 3D head (`head3d`) and
+//! lose it. So on the first frame, a second into a track, where the face
+//! detector and the trackers agree on a frontal face with open eyes and a
+//! still mouth, that frame is put on the generic 3D head (`head3d`) and
 //! rendered at every 10° of yaw from −90° to 90° and every 15° of pitch from
 //! −45° to 45°, each view seen through five windows: 665 pairs of an
 //! observation (the window round where the head turns about, 2.6 eye
-//! distances square, resampled to 24×24 and normalized for light) and its
-//! hidden state (the window's offset from that point, the point between the
-//! eyes from it, yaw and pitch). The model is trained on a thread of its own
-//! ("ahm-train"); its answer is taken a fixed time later on the frames' clock
-//! (waiting for the thread if it is not done), so a replay gives the same
-//! trace every time.
+//! distances square, averaged down to 24×24 and normalized for light) and
+//! its hidden state (the window's offset from that point, the point between
+//! the eyes from it, yaw and pitch). The model is trained on a thread of its
+//! own ("ahm-train"); its answer is taken a fixed time later on the frames'
+//! clock: a replay waits for it there (the same trace every time), a live
+//! frame never waits.
 //!
-//! From then on AHM follows the head on every frame (two subset projections
-//! onto the 40 pairs whose hidden states are nearest its last one). Where the
-//! templates lose the face, or AHM reads the head turned past what the
-//! switch can judge, AHM carries the point between the eyes: the pointer
+//! From then on AHM follows the head on every tracked frame (subset
+//! projections onto the 40 pairs whose hidden states are nearest its last
+//! one), put back on the trackers' face on confirmed frontal frames where it
+//! has drifted. Where the templates lose the face, AHM carries the point
+//! between the eyes while its window is like a view of the face: the pointer
 //! keeps moving, and the frame is [`TrackState::Carried`](crate::events::TrackState::Carried),
 //! on which no gesture, dwell or switch acts. Back near frontal, the face
 //! detector (asked on every lost frame) starts the templates again.
@@ -72,7 +74,7 @@ pub enum CarryError {
 ///
 /// # Errors
 /// A frame that is not 8-bit grey.
-pub fn observe(gray: &Mat, centre: Point, iod: f64, _small: &mut Mat) -> Result<DVector<f64>, opencv::Error> {
+pub fn observe(gray: &Mat, centre: Point, iod: f64) -> Result<DVector<f64>, opencv::Error> {
     let half = WINDOW_IODS * iod / 2.0;
     #[allow(clippy::cast_possible_truncation)]
     let (x0, y0, side) = ((centre[0] - half).round() as i32, (centre[1] - half).round() as i32, (2.0 * half).round().max(f64::from(SIDE)) as i32);
@@ -91,7 +93,7 @@ pub fn observe(gray: &Mat, centre: Point, iod: f64, _small: &mut Mat) -> Result<
     // Each cell row's columns summed down (a loop the compiler vectorizes), then across each cell.
     let mut columns = vec![0u32; w];
     for cy in 0..n {
-        columns.iter_mut().for_each(|c| *c = 0);
+        columns.fill(0);
         for yy in ey[cy]..ey[cy + 1] {
             #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap, clippy::cast_sign_loss)]
             let row = match whole {
@@ -132,7 +134,7 @@ fn training_view(iod: f64) -> HeadView {
 pub fn train(photo: &Mat, landmarks: &PhotoLandmarks, iod: f64) -> Result<Ahm, CarryError> {
     let view = training_view(iod);
     let mut head = Head3d::default();
-    let (mut img, mut gray, mut small) = (Mat::default(), Mat::default(), Mat::default());
+    let (mut img, mut gray) = (Mat::default(), Mat::default());
     let pivot = head3d::pivot(view);
     let mut pairs = Vec::new();
     for yi in -9..=9 {
@@ -143,7 +145,7 @@ pub fn train(photo: &Mat, landmarks: &PhotoLandmarks, iod: f64) -> Result<Ahm, C
             let mid = head3d::project(landmarks, pose, view, landmarks.mid).unwrap_or(pivot);
             for (sx, sy) in [(0.0, 0.0), (SHIFT, 0.0), (-SHIFT, 0.0), (0.0, SHIFT), (0.0, -SHIFT)] {
                 let centre = [pivot[0] + sx * iod, pivot[1] + sy * iod];
-                let x = observe(&gray, centre, iod, &mut small)?;
+                let x = observe(&gray, centre, iod)?;
                 let h = DVector::from_vec(vec![-sx, -sy, (mid[0] - pivot[0]) / iod, (mid[1] - pivot[1]) / iod, pose.0 / YAW_SCALE, pose.1 / PITCH_SCALE]);
                 pairs.push((x, h));
             }
@@ -193,10 +195,10 @@ pub struct Step {
 ///
 /// # Errors
 /// OpenCV or model failures.
-pub fn step(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, small: &mut Mat, subset: Option<usize>, passes: usize) -> Result<Step, CarryError> {
+pub fn step(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, subset: Option<usize>, passes: usize) -> Result<Step, CarryError> {
     let mut est = None;
     for _ in 0..passes.max(1) {
-        let x = observe(gray, *pivot, iod, small)?;
+        let x = observe(gray, *pivot, iod)?;
         let e = match subset {
             Some(m) => model.project_subset(&x, &model.nearest(last, m))?,
             None => model.project(&x)?,
@@ -264,7 +266,6 @@ pub struct Carrier {
     last_pose: Option<(f64, f64)>,
     /// Since when (frames' clock) AHM has carried the pointer without the templates.
     carrying_since: Option<f64>,
-    small: Mat,
 }
 
 impl Carrier {
@@ -390,7 +391,7 @@ impl Carrier {
     /// OpenCV or model failures.
     pub fn step(&mut self, gray: &Mat, passes: usize) -> Result<Option<Step>, CarryError> {
         let (Some((model, _)), Some((pivot, last, iod))) = (&self.model, &mut self.follow) else { return Ok(None) };
-        let s = step(model, gray, *iod, pivot, last, &mut self.small, Some(SUBSET), passes)?;
+        let s = step(model, gray, *iod, pivot, last, Some(SUBSET), passes)?;
         self.last_pose = Some(s.pose);
         Ok(Some(s))
     }
@@ -522,7 +523,7 @@ mod tests {
         cfg.script.clear();
         let iod = cfg.iod_px;
         let mut generator = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg.clone()).expect("generator");
-        let (mut img, mut gray, mut small) = (Mat::default(), Mat::default(), Mat::default());
+        let (mut img, mut gray) = (Mat::default(), Mat::default());
         let mut last = frontal_state(&asset.landmarks);
         let mut pivot = None;
         let (mut errors, mut worst_pose): (Vec<f64>, f64) = (Vec::new(), 0.0);
@@ -530,7 +531,7 @@ mod tests {
             let row = generator.render(i, &mut img).expect("render");
             imgproc::cvt_color_def(&img, &mut gray, imgproc::COLOR_BGR2GRAY).expect("gray");
             let p = pivot.get_or_insert_with(|| pivot_from_mid(&asset.landmarks, iod, row.mid.expect("frontal at the start")));
-            let s = step(&model, &gray, iod, p, &mut last, &mut small, Some(SUBSET), 2).expect("step");
+            let s = step(&model, &gray, iod, p, &mut last, Some(SUBSET), 2).expect("step");
             if let Some(m) = row.mid {
                 errors.push(dist(s.mid, m) / iod);
             }
