@@ -33,7 +33,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use super::ahm::{Ahm, AhmError, Kernel};
-use super::params::{AHM_ANSWER_MS, AHM_LEARN_AFTER_MS, AHM_ONE_PASS_DEG, AHM_RESYNC, AHM_RESYNC_DEG, CARRY_MAX_MS, CARRY_MAX_RESIDUAL};
+use super::params::{AHM_ANSWER_MS, AHM_FORGET_MS, AHM_LEARN_AFTER_MS, AHM_ONE_PASS_DEG, AHM_RESYNC, AHM_RESYNC_DEG, CARRY_MAX_MS, CARRY_MAX_RESIDUAL};
 use super::{CarriedHead, Observation, Phase, VisionError, add, sub};
 use crate::capture::Frame;
 use crate::events::{Point, dist};
@@ -471,7 +471,15 @@ impl super::Vision {
             // The templates lost the face: AHM, if it followed the head,
             // carries it, for `CARRY_MAX_MS` at most (a head turned away
             // longer, or a hand AHM took for a turned head, is a loss).
-            Phase::Lost { .. } => {
+            Phase::Lost { since: lost_since, .. } => {
+                // Gone this long, whoever comes back may be someone else: their own model, when they are tracked.
+                if t - lost_since > AHM_FORGET_MS && self.carry.asked() {
+                    tracing::debug!("AHM: the face was lost {AHM_FORGET_MS:.0} ms; its model is forgotten");
+                    self.carry.forget();
+                    self.face_down0 = None;
+                    self.ncc_down0 = None;
+                    return Ok(None);
+                }
                 let since = *self.carry.carrying_since.get_or_insert(t);
                 if t - since > CARRY_MAX_MS {
                     tracing::debug!("AHM: carried the pointer {CARRY_MAX_MS:.0} ms without the templates; lost");
@@ -507,6 +515,7 @@ impl super::Vision {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use super::super::params::AHM_FORGET_MS;
     use crate::lab::synth::{FaceAsset, Generator, SynthConfig, Turn, default_photo};
 
     /// The portrait's model, trained on small views, follows a generated
@@ -573,5 +582,45 @@ mod tests {
         assert!(s.pose.0.abs() < 10.0 && s.pose.1.abs() < 10.0, "{s:?}");
         c.forget();
         assert!(!c.asked() && !c.following());
+    }
+
+    /// The face learned, then gone for longer than `AHM_FORGET_MS` (the user
+    /// left; someone else may sit down): the model goes with it, and the next
+    /// face tracked gets its own.
+    #[test]
+    fn a_face_gone_long_takes_its_model_with_it() {
+        use crate::capture::Frame;
+        use crate::vision::{Observation, Vision, VisionSettings};
+        let mut cfg = SynthConfig::demo();
+        cfg.duration_s = 5.0;
+        let mut generator = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg.clone()).expect("generator");
+        let mut vision = Vision::new(VisionSettings::default());
+        let mut frame = Frame::empty();
+        let mut obs = Observation::default();
+        for i in 0..cfg.frames() {
+            generator.render(i, &mut frame.color).expect("render");
+            frame.update_gray().expect("gray");
+            frame.t_ms = generator.t_ms(i);
+            vision.observe(&frame, &mut obs);
+        }
+        assert!(vision.carry.trained(), "the face learned in 5 s");
+        // An empty room, two frames a second.
+        let blank = Mat::new_rows_cols_with_default(cfg.height, cfg.width, opencv::core::CV_8UC3, opencv::core::Scalar::all(90.0)).expect("blank");
+        let t0 = frame.t_ms;
+        let mut k = 1.0;
+        while frame.t_ms < t0 + AHM_FORGET_MS - 1000.0 {
+            blank.copy_to(&mut frame.color).expect("blank");
+            frame.update_gray().expect("gray");
+            frame.t_ms = t0 + 500.0 * k;
+            k += 1.0;
+            vision.observe(&frame, &mut obs);
+        }
+        assert!(vision.carry.trained(), "kept while the face has been gone less than {AHM_FORGET_MS} ms");
+        for _ in 0..6 {
+            frame.t_ms = t0 + 500.0 * k;
+            k += 1.0;
+            vision.observe(&frame, &mut obs);
+        }
+        assert!(!vision.carry.asked(), "forgotten once it has been gone longer");
     }
 }

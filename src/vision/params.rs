@@ -491,3 +491,6 @@ pub const AHM_RESYNC: f64 = 0.15;
 /// talking: no raise starts, a long blink is a blink, a wink nothing.
 pub const SWITCH_POSE_DEG: f64 = 25.0;
 pub const SWITCH_NOD: f64 = 0.1;
+/// A face lost this long (ms) takes AHM's model with it: whoever is tracked
+/// next may be someone else (a carer, the next user), and gets their own.
+pub const AHM_FORGET_MS: f64 = 20000.0;

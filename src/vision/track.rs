@@ -92,6 +92,13 @@ impl Tracks {
         t - self.started
     }
 
+    /// How far the tracked nose tip lies below the point between the eyes,
+    /// across the eye line, in eye distances (it changes as the head nods).
+    pub fn nose_down(&self) -> f64 {
+        let (_, up) = super::axes(self.right.eye, self.left.eye);
+        -super::dot(super::sub(self.pose_points[1].2, self.pose_points[0].2), up) / dist(self.left.eye, self.right.eye).max(1.0)
+    }
+
     /// The feature's search radius for a frame `dt_ms` after the last: at
     /// least `FEATURE_SEARCH_MIN`, as far as a head moving at `HEAD_SPEED` goes, at most `FEATURE_SEARCH_MAX`.
     pub fn feature_radius(iod: f64, dt_ms: f64) -> f64 {
@@ -427,12 +434,8 @@ impl Vision {
         //     generic head misreads warped and rolled frames: the moved
         //     copies of p1's raises lost 4 of 10 on AHM alone) and the
         //     trackers' nose tip, nearer or further below the point between
-        //     the eyes than on the frame AHM's model was taken from.
-        let nodded = self.ncc_down0.is_some_and(|d0| {
-            let (_, up) = super::axes(tr.right.eye, tr.left.eye);
-            let down = -super::dot(super::sub(tr.pose_points[1].2, tr.pose_points[0].2), up) / now_iod.max(1.0);
-            (down - d0).abs() > SWITCH_NOD
-        });
+        //     the eyes than on the first confirmed frontal frame.
+        let nodded = self.ncc_down0.is_some_and(|d0| (tr.nose_down() - d0).abs() > SWITCH_NOD);
         let turned = nodded && self.carry.turned_past(SWITCH_POSE_DEG);
         if out.talking || turned {
             // Talking: a long closure is a blink (a look down while
@@ -506,8 +509,7 @@ impl Vision {
                     if let Some(f) = &answer {
                         self.face_down0.get_or_insert(f.nose_down_share());
                     }
-                    let (_, up) = super::axes(tr.right.eye, tr.left.eye);
-                    self.ncc_down0.get_or_insert(-super::dot(super::sub(tr.pose_points[1].2, tr.pose_points[0].2), up) / dist(tr.left.eye, tr.right.eye).max(1.0));
+                    self.ncc_down0.get_or_insert(tr.nose_down());
                 }
                 if whole {
                     let agrees = off.is_some_and(|o| o <= DRIFT_MAX);
