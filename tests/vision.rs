@@ -760,15 +760,23 @@ fn a_head_turned_to_90_degrees_is_carried_and_the_templates_take_over_again() {
     // Nothing clicks on a head turned or nodded past 30° (a nod down and back lifted the brows against the eyes as a raise does).
     let posed: Vec<u64> = frames.iter().filter(|(_, acted, row)| *acted && (row.yaw.unwrap_or(0.0).abs() > 30.0 || row.pitch.unwrap_or(0.0).abs() > 30.0)).map(|(rec, _, _)| rec.frame).collect();
     assert!(posed.is_empty(), "clicked on a head turned past 30° at frames {posed:?}");
-    // Each time the head comes back from a far yaw, the templates track it within 0.5 s of it being within 15° of frontal.
+    // Each time the head comes back from a far yaw, the templates track it,
+    // on the point between the eyes (within 0.1 eye distances), within 0.5 s
+    // of it being within 15° of frontal, and stay there 0.5 s.
+    let on_point = |k: usize| {
+        let (rec, _, row) = &frames[k];
+        rec.state == TrackState::Tracking && rec.feature.zip(row.mid).is_some_and(|(f, m)| facemouse::events::dist(f, m) / 64.0 < 0.1)
+    };
     let mut i = 0;
     let mut returns = 0;
     while i < frames.len() {
         if frames[i].2.yaw.unwrap_or(0.0).abs() >= 60.0 {
             let back = (i..frames.len()).find(|&k| frames[k].2.yaw.unwrap_or(0.0).abs() < 15.0).expect("the head comes back");
-            let tracked = (back..frames.len()).find(|&k| frames[k].0.state == TrackState::Tracking).expect("tracked again");
+            let tracked = (back..frames.len()).find(|&k| on_point(k)).expect("tracked again");
             let late = frames[tracked].0.t_ms - frames[back].0.t_ms;
-            assert!(late <= 500.0, "the templates tracked again {late:.0} ms after the head came back from frame {i}");
+            assert!(late <= 500.0, "the templates were on the point again {late:.0} ms after the head came back from frame {i}");
+            let held = (tracked..frames.len()).take_while(|&k| frames[k].0.t_ms - frames[tracked].0.t_ms <= 500.0).filter(|&k| !on_point(k)).count();
+            assert_eq!(held, 0, "off the point on {held} frames of the 0.5 s after the return from frame {i}");
             returns += 1;
             i = back;
         }

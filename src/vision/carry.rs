@@ -33,7 +33,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use super::ahm::{Ahm, AhmError, Kernel};
-use super::params::{AHM_ANSWER_MS, AHM_FORGET_MS, AHM_LEARN_AFTER_MS, AHM_ONE_PASS_DEG, AHM_RESYNC, AHM_RESYNC_DEG, CARRY_MAX_MS, CARRY_MAX_RESIDUAL};
+use super::params::{AHM_ANSWER_MS, AHM_FORGET_MS, AHM_SURE_RESIDUAL, AHM_LEARN_AFTER_MS, AHM_ONE_PASS_DEG, AHM_RESYNC, AHM_RESYNC_DEG, CARRY_MAX_MS, CARRY_MAX_RESIDUAL};
 use super::{CarriedHead, Observation, Phase, VisionError, add, sub};
 use crate::capture::Frame;
 use crate::events::{Point, dist};
@@ -264,6 +264,8 @@ pub struct Carrier {
     follow: Option<(Point, DVector<f64>, f64)>,
     /// The pose AHM read on the last frame it followed (yaw, pitch in degrees).
     last_pose: Option<(f64, f64)>,
+    /// Where it put the point between the eyes then, and how far its window was from the training span.
+    last_mid: Option<(Point, f64)>,
     /// Since when (frames' clock) AHM has carried the pointer without the templates.
     carrying_since: Option<f64>,
 }
@@ -360,6 +362,7 @@ impl Carrier {
         if let Some((_, lm)) = &self.model {
             self.follow = Some((pivot_from_mid(lm, iod, mid), frontal_state(lm), iod));
             self.last_pose = Some((0.0, 0.0));
+            self.last_mid = None;
         }
     }
 
@@ -367,7 +370,16 @@ impl Carrier {
     pub fn stop(&mut self) {
         self.follow = None;
         self.last_pose = None;
+        self.last_mid = None;
         self.carrying_since = None;
+    }
+
+    /// Whether AHM, sure of the head on its last frame (its window near the
+    /// training span), put the point between the eyes more than `share` eye
+    /// distances (`iod` px) from `mid`.
+    #[must_use]
+    pub fn disagrees(&self, mid: Point, iod: f64, share: f64) -> bool {
+        self.last_mid.is_some_and(|(m, residual)| residual <= AHM_SURE_RESIDUAL && dist(m, mid) > share * iod)
     }
 
     /// Whether AHM, following, read the head on its last frame turned
@@ -393,6 +405,7 @@ impl Carrier {
         let (Some((model, _)), Some((pivot, last, iod))) = (&self.model, &mut self.follow) else { return Ok(None) };
         let s = step(model, gray, *iod, pivot, last, Some(SUBSET), passes)?;
         self.last_pose = Some(s.pose);
+        self.last_mid = Some((s.mid, s.residual));
         Ok(Some(s))
     }
 }
@@ -622,5 +635,22 @@ mod tests {
             vision.observe(&frame, &mut obs);
         }
         assert!(!vision.carry.asked(), "forgotten once it has been gone longer");
+    }
+
+    /// A restart is checked against AHM only where AHM is sure of the head
+    /// (its window near the training span) and puts the point between the
+    /// eyes further off than allowed; not following, it says nothing.
+    #[test]
+    fn a_restart_is_refused_only_where_a_sure_ahm_puts_the_head_elsewhere() {
+        use super::super::params::{AHM_RESTART_AGREE, AHM_SURE_RESIDUAL};
+        let mut c = Carrier::default();
+        assert!(!c.disagrees([0.0, 0.0], 64.0, AHM_RESTART_AGREE), "not following: no say");
+        c.last_mid = Some(([320.0, 200.0], AHM_SURE_RESIDUAL / 2.0));
+        assert!(!c.disagrees([320.0, 208.0], 64.0, AHM_RESTART_AGREE), "0.125 eye distances off: agrees");
+        assert!(c.disagrees([320.0, 215.0], 64.0, AHM_RESTART_AGREE), "0.23 eye distances off: disagrees");
+        c.last_mid = Some(([320.0, 200.0], AHM_SURE_RESIDUAL * 2.0));
+        assert!(!c.disagrees([320.0, 215.0], 64.0, AHM_RESTART_AGREE), "unsure of the head: no say");
+        c.stop();
+        assert!(!c.disagrees([320.0, 215.0], 64.0, AHM_RESTART_AGREE), "stopped: no say");
     }
 }

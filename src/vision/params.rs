@@ -494,3 +494,9 @@ pub const SWITCH_NOD: f64 = 0.1;
 /// A face lost this long (ms) takes AHM's model with it: whoever is tracked
 /// next may be someone else (a carer, the next user), and gets their own.
 pub const AHM_FORGET_MS: f64 = 20000.0;
+/// A face the detector finds does not start the templates where AHM, sure
+/// of the head (its window within `AHM_SURE_RESIDUAL` of the training
+/// span), put the point between the eyes more than `AHM_RESTART_AGREE` eye
+/// distances from theirs.
+pub const AHM_RESTART_AGREE: f64 = 0.15;
+pub const AHM_SURE_RESIDUAL: f64 = 0.06;
