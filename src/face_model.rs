@@ -245,6 +245,29 @@ impl PhotoLandmarks {
     pub fn eye_mid(&self) -> Point {
         [f64::midpoint(self.le[0], self.re[0]), f64::midpoint(self.le[1], self.re[1])]
     }
+
+    /// Another face's points (the subject's left and right eye, brows, nose
+    /// tip and the point between the eyes), with the shipped portrait's eye
+    /// and brow sizes scaled to its eye distance: a face to put on the
+    /// generic 3D head.
+    #[must_use]
+    pub fn with_portrait_sizes(le: Point, re: Point, lb: Point, rb: Point, nose: Point, mid: Point) -> Self {
+        let a = ASTRONAUT_LANDMARKS;
+        let k = dist(le, re) / a.iod();
+        Self {
+            le,
+            re,
+            lb,
+            rb,
+            nose,
+            mid,
+            eye_half_w: a.eye_half_w * k,
+            eye_half_h: a.eye_half_h * k,
+            brow_half_len: a.brow_half_len * k,
+            forehead_span: a.forehead_span * k,
+            ..a
+        }
+    }
 }
 
 /// The landmarks of `assets/demo/astronaut.png` (512×512), read by hand from

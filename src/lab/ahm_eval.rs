@@ -79,23 +79,8 @@ pub fn face_from_sequence(dir: &std::path::Path) -> Result<FaceAsset, AhmEvalErr
     if !cap.read(&mut photo)? || photo.empty() {
         return Err(none());
     }
-    let a = synth::ASTRONAUT_LANDMARKS;
     let get = |p: Option<Point>| p.unwrap_or_default();
-    let (le, re) = (get(row.le), get(row.re));
-    let k = crate::events::dist(le, re) / a.iod();
-    let lm = synth::PhotoLandmarks {
-        le,
-        re,
-        lb: get(row.lb),
-        rb: get(row.rb),
-        nose: get(row.nose),
-        mid: get(row.mid),
-        eye_half_w: a.eye_half_w * k,
-        eye_half_h: a.eye_half_h * k,
-        brow_half_len: a.brow_half_len * k,
-        forehead_span: a.forehead_span * k,
-        ..a
-    };
+    let lm = synth::PhotoLandmarks::with_portrait_sizes(get(row.le), get(row.re), get(row.lb), get(row.rb), get(row.nose), get(row.mid));
     Ok(FaceAsset::new(photo, lm)?)
 }
 

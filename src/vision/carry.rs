@@ -37,7 +37,7 @@ use super::params::{AHM_ANSWER_MS, AHM_FORGET_MS, AHM_SURE_RESIDUAL, AHM_LEARN_A
 use super::{CarriedHead, Observation, Phase, VisionError, add, sub};
 use crate::capture::Frame;
 use crate::events::{Point, dist};
-use crate::face_model::{ASTRONAUT_LANDMARKS, PhotoLandmarks};
+use crate::face_model::PhotoLandmarks;
 use crate::head3d::{self, Head3d, View as HeadView};
 
 /// The window's side, in eye distances, and the observation's side in pixels.
@@ -211,44 +211,6 @@ pub fn step(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVe
     Ok(Step { mid: [pivot[0] + hidden[2] * iod, pivot[1] + hidden[3] * iod], pose: (hidden[4] * YAW_SCALE, hidden[5] * PITCH_SCALE), expected_error, residual })
 }
 
-/// The face's points on a frame, for a model of it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FacePoints {
-    pub le: Point,
-    pub re: Point,
-    pub lb: Point,
-    pub rb: Point,
-    pub nose: Point,
-    pub mid: Point,
-}
-
-/// The face on `gray` at `points` as a photo for the generic head, in
-/// colour, and its landmarks (the shipped portrait's eye and brow sizes
-/// scaled to its eye distance).
-///
-/// # Errors
-/// OpenCV failures.
-pub fn face_from_frame(gray: &Mat, points: FacePoints) -> Result<(Mat, PhotoLandmarks), opencv::Error> {
-    let mut photo = Mat::default();
-    imgproc::cvt_color_def(gray, &mut photo, imgproc::COLOR_GRAY2BGR)?;
-    let a = ASTRONAUT_LANDMARKS;
-    let k = dist(points.le, points.re) / a.iod();
-    let lm = PhotoLandmarks {
-        le: points.le,
-        re: points.re,
-        lb: points.lb,
-        rb: points.rb,
-        nose: points.nose,
-        mid: points.mid,
-        eye_half_w: a.eye_half_w * k,
-        eye_half_h: a.eye_half_h * k,
-        brow_half_len: a.brow_half_len * k,
-        forehead_span: a.forehead_span * k,
-        ..a
-    };
-    Ok((photo, lm))
-}
-
 /// What the training thread answers: the model and the face's points it was made from, or why not.
 type Trained = Result<(Ahm, PhotoLandmarks), String>;
 
@@ -289,20 +251,19 @@ impl Carrier {
         self.follow.is_some()
     }
 
-    /// Starts training a model of the face on `gray` at frame time `t_ms`,
-    /// on a thread of its own.
-    pub fn ask(&mut self, gray: &Mat, points: FacePoints, t_ms: f64) {
+    /// Starts training a model of the face on `gray` at `landmarks`, at
+    /// frame time `t_ms`, on a thread of its own.
+    pub fn ask(&mut self, gray: &Mat, landmarks: PhotoLandmarks, t_ms: f64) {
         if self.asked() {
             return;
         }
-        let (photo, landmarks) = match face_from_frame(gray, points) {
-            Ok(a) => a,
-            Err(e) => {
-                tracing::warn!("AHM: cannot take the face for its model ({e}); large head turns lose the face");
-                self.refused = true;
-                return;
-            }
-        };
+        // The head is rendered in colour.
+        let mut photo = Mat::default();
+        if let Err(e) = imgproc::cvt_color_def(gray, &mut photo, imgproc::COLOR_GRAY2BGR) {
+            tracing::warn!("AHM: cannot take the face for its model ({e}); large head turns lose the face");
+            self.refused = true;
+            return;
+        }
         let (tx, rx) = sync_channel(1);
         let started = std::thread::Builder::new().name("ahm-train".into()).spawn(move || {
             let at = std::time::Instant::now();
@@ -443,8 +404,8 @@ impl super::Vision {
                 let confirmed = self.face_confirmed == Some(t);
                 let calm = !out.talking && !out.eyes_closed && !out.brows_raised && out.closure.0.max(out.closure.1) < 0.5;
                 if confirmed && calm && !self.carry.asked() && tr.tracked_ms(t) >= AHM_LEARN_AFTER_MS {
-                    let points = FacePoints { le, re, lb: tr.left.brow, rb: tr.right.brow, nose: tr.pose_points[1].2, mid };
-                    self.carry.ask(gray, points, t);
+                    let landmarks = PhotoLandmarks::with_portrait_sizes(le, re, tr.left.brow, tr.right.brow, tr.pose_points[1].2, mid);
+                    self.carry.ask(gray, landmarks, t);
                 }
                 self.carry.carrying_since = None;
                 if !self.carry.trained() {
@@ -580,10 +541,10 @@ mod tests {
         let mut gray = Mat::default();
         imgproc::cvt_color_def(&img, &mut gray, imgproc::COLOR_BGR2GRAY).expect("gray");
         let p = |o: Option<Point>| o.expect("a frontal face has every point");
-        let points = FacePoints { le: p(row.le), re: p(row.re), lb: p(row.lb), rb: p(row.rb), nose: p(row.nose), mid: p(row.mid) };
+        let landmarks = PhotoLandmarks::with_portrait_sizes(p(row.le), p(row.re), p(row.lb), p(row.rb), p(row.nose), p(row.mid));
         let mut c = Carrier::default();
         assert!(!c.asked());
-        c.ask(&gray, points, 1000.0);
+        c.ask(&gray, landmarks, 1000.0);
         assert!(c.asked() && !c.trained());
         assert!(!c.receive(2999.0, 2000.0, true), "not before its time");
         // Live, a frame does not wait for the thread (rendering 133 views takes a second).
