@@ -44,27 +44,11 @@ impl Face {
         dist(self.le, self.re)
     }
 
-    /// How far the nose tip lies from the point between the eyes along the
-    /// eye line, in eye distances (towards the subject's left eye, the
-    /// image's right, positive): about 0 for a frontal face, 0.5 sin(yaw).
+    /// The nose tip from the midpoint of the eyes, in eye distances: along
+    /// the eye line and down across it (`vision::nose_offset`).
     #[must_use]
-    pub fn frontal_share(&self) -> f64 {
-        let iod = self.iod().max(1e-6);
-        let along = [(self.le[0] - self.re[0]) / iod, (self.le[1] - self.re[1]) / iod];
-        let m = crate::events::midpoint(self.le, self.re);
-        ((self.nose[0] - m[0]) * along[0] + (self.nose[1] - m[1]) * along[1]) / iod
-    }
-
-    /// How far the nose tip lies below the point between the eyes, across
-    /// the eye line, in eye distances: it shrinks as the head nods up or
-    /// down (against the same person's frontal value).
-    #[must_use]
-    pub fn nose_down_share(&self) -> f64 {
-        let iod = self.iod().max(1e-6);
-        let along = [(self.le[0] - self.re[0]) / iod, (self.le[1] - self.re[1]) / iod];
-        let down = [-along[1], along[0]];
-        let m = crate::events::midpoint(self.le, self.re);
-        ((self.nose[0] - m[0]) * down[0] + (self.nose[1] - m[1]) * down[1]) / iod
+    pub fn nose_offset(&self) -> [f64; 2] {
+        super::nose_offset(self.re, self.le, self.nose, crate::events::midpoint(self.le, self.re))
     }
 
     /// Whether `p` lies inside the box, grown by `margin` of its size on each side.

@@ -220,12 +220,23 @@ fn axes(re: Point, le: Point) -> (Point, Point) {
     (e, [e[1], -e[0]])
 }
 
+/// Where the nose tip lies from the point between the eyes `mid`, in eye
+/// distances of the pair `re`, `le`: along the eye line (towards the image
+/// right; about 0.5 sin(yaw)) and down across it (it changes as the head
+/// nods, against the same person's frontal value).
+fn nose_offset(re: Point, le: Point, nose: Point, mid: Point) -> [f64; 2] {
+    let (along, up) = axes(re, le);
+    let (d, iod) = (sub(nose, mid), dist(re, le).max(1e-6));
+    [dot(d, along) / iod, -dot(d, up) / iod]
+}
+
 impl Vision {
     /// Whether the detector's `face` is frontal within `along` of its eye
     /// distance across (the nose tip under the point between its eyes) and
     /// `down` of this person's frontal nod (`face_down0`, once known).
     fn face_frontal(&self, face: &face::Face, along: f64, down: f64) -> bool {
-        face.frontal_share().abs() <= along && self.face_down0.is_none_or(|d0| (face.nose_down_share() - d0).abs() <= down)
+        let [across, nod] = face.nose_offset();
+        across.abs() <= along && self.face_down0.is_none_or(|d0| (nod - d0).abs() <= down)
     }
 
     /// A vision stage with the shipped face model and the system's eye cascade

@@ -95,8 +95,7 @@ impl Tracks {
     /// How far the tracked nose tip lies below the point between the eyes,
     /// across the eye line, in eye distances (it changes as the head nods).
     pub fn nose_down(&self) -> f64 {
-        let (_, up) = super::axes(self.right.eye, self.left.eye);
-        -super::dot(super::sub(self.pose_points[1].2, self.pose_points[0].2), up) / dist(self.left.eye, self.right.eye).max(1.0)
+        super::nose_offset(self.right.eye, self.left.eye, self.pose_points[1].2, self.pose_points[0].2)[1]
     }
 
     /// The feature's search radius for a frame `dt_ms` after the last: at
@@ -507,7 +506,7 @@ impl Vision {
                 if off.is_some_and(|o| o <= AHM_AGREE) && answer.as_ref().is_some_and(|f| self.face_frontal(f, AHM_FRONTAL, AHM_FRONTAL_NOD)) {
                     self.face_confirmed = Some(t);
                     if let Some(f) = &answer {
-                        self.face_down0.get_or_insert(f.nose_down_share());
+                        self.face_down0.get_or_insert(f.nose_offset()[1]);
                     }
                     self.ncc_down0.get_or_insert(tr.nose_down());
                 }
