@@ -569,9 +569,14 @@ fn trackers_misplaced_on_the_way_back_from_a_far_turn_are_put_back_on_the_eyes()
 /// changed by `change` (its time, the colour picture and its labels; it
 /// gives where the eyes are now). Each frame: the pipeline's record, the
 /// true eyes and whether it acted.
-fn run_changed(cfg: &SynthConfig, models: &facemouse::models::Models, mut change: impl FnMut(f64, &mut Mat, &facemouse::lab::labels::LabelRow) -> [facemouse::events::Point; 2]) -> Vec<(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)> {
+fn run_changed(cfg: &SynthConfig, models: &facemouse::models::Models, change: impl FnMut(f64, &mut Mat, &facemouse::lab::labels::LabelRow) -> [facemouse::events::Point; 2]) -> Vec<(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)> {
+    run_with(cfg, &Settings::default(), models, change)
+}
+
+/// `run_changed` with the profile's `settings`.
+fn run_with(cfg: &SynthConfig, settings: &Settings, models: &facemouse::models::Models, mut change: impl FnMut(f64, &mut Mat, &facemouse::lab::labels::LabelRow) -> [facemouse::events::Point; 2]) -> Vec<(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)> {
     let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
-    let mut p = Pipeline::new(&Settings::default(), models);
+    let mut p = Pipeline::new(settings, models);
     let mut frame = Frame::empty();
     let mut out = Vec::new();
     for i in 0..cfg.frames() {
@@ -710,20 +715,14 @@ fn a_still_person_with_motion_and_a_picture_behind_keeps_the_track() {
 /// record, whether anything but pointer motion was sent, and the labels.
 fn turning_head(carry_turns: bool) -> Vec<(facemouse::trace::TraceRecord, bool, facemouse::lab::labels::LabelRow)> {
     let cfg = SynthConfig::turning_after(3, 15.0, 6.0);
-    let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
     let mut settings = Settings::default();
     settings.vision.carry_turns = carry_turns;
-    let mut p = Pipeline::new(&settings, &facemouse::models::Models::load());
-    let mut frame = Frame::empty();
-    let mut out = Vec::new();
-    for i in 0..cfg.frames() {
-        let row = generator.render(i, &mut frame.color).expect("render");
-        stamp(&mut frame, &generator, i);
-        let (rec, cmds) = p.tick(&frame, Instant::now());
-        let acted = cmds.iter().any(|c| !matches!(c, facemouse::output::Command::MoveTo { .. } | facemouse::output::Command::Release(_) | facemouse::output::Command::ReleaseHeld));
-        out.push((rec.clone(), acted, row));
-    }
-    out
+    let mut rows = Vec::new();
+    let frames = run_with(&cfg, &settings, &facemouse::models::Models::load(), |_, _, row| {
+        rows.push(row.clone());
+        [[f64::NAN; 2]; 2]
+    });
+    frames.into_iter().zip(rows).map(|((rec, _, acted), row)| (rec, acted, row)).collect()
 }
 
 /// #28: past 45° of yaw the face's templates lose a turning head (coverage
