@@ -87,9 +87,9 @@ pub fn face_from_sequence(dir: &std::path::Path) -> Result<FaceAsset, AhmEvalErr
 /// Follows one frame (`carry::step`): the point between the eyes, the pose
 /// (yaw, pitch in degrees), the model's expected error and the step's time
 /// (s: the two observations and projections).
-fn track(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, subset: Option<usize>) -> Result<(Point, (f64, f64), f64, f64), AhmEvalError> {
+fn track(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, subset: Option<usize>, buffers: &mut carry::Buffers) -> Result<(Point, (f64, f64), f64, f64), AhmEvalError> {
     let started = std::time::Instant::now();
-    let s = carry::step(model, gray, iod, pivot, last, subset, 2)?;
+    let s = carry::step(model, gray, iod, pivot, last, subset, 2, buffers)?;
     Ok((s.mid, s.pose, s.expected_error, started.elapsed().as_secs_f64()))
 }
 
@@ -120,6 +120,7 @@ struct Follower<'a> {
     subset: Option<usize>,
     pivot: Option<Point>,
     last: DVector<f64>,
+    buffers: carry::Buffers,
     records: Vec<TraceRecord>,
     runs: Vec<turn_eval::TurnRun>,
     expected: Vec<f64>,
@@ -150,7 +151,7 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> R
     for (name, m) in models {
         for subset in [Some(SUBSET), None] {
             let how = subset.map_or_else(|| "full projection".to_string(), |k| format!("subset projection ({k} of {})", m.len()));
-            followers.push(Follower { name: format!("{name}, {how}"), model: m, subset, pivot: None, last: carry::frontal_state(&asset.landmarks), records: Vec::new(), runs: Vec::new(), expected: Vec::new(), real: Vec::new(), spent_s: 0.0, frames: 0 });
+            followers.push(Follower { name: format!("{name}, {how}"), model: m, subset, pivot: None, last: carry::frontal_state(&asset.landmarks), buffers: carry::Buffers::default(), records: Vec::new(), runs: Vec::new(), expected: Vec::new(), real: Vec::new(), spent_s: 0.0, frames: 0 });
         }
     }
     let settings = crate::profile::Settings::default();
@@ -182,7 +183,7 @@ pub fn run(seeds: &[u64], fps: f64, moving: bool, face: Option<&FaceAsset>) -> R
             let start = || row.mid.map_or_else(|| synth::head_pivot(HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: iod }), |m| carry::pivot_from_mid(&asset.landmarks, iod, m));
             for f in &mut followers {
                 let p = f.pivot.get_or_insert_with(start);
-                let (feature, (yaw, pitch), expected, spent) = track(f.model, &frame.gray, iod, p, &mut f.last, f.subset)?;
+                let (feature, (yaw, pitch), expected, spent) = track(f.model, &frame.gray, iod, p, &mut f.last, f.subset, &mut f.buffers)?;
                 f.spent_s += spent;
                 f.frames += 1;
                 if let Some(m) = row.mid {

@@ -106,6 +106,22 @@ pub struct Estimate {
     pub residual: f64,
 }
 
+/// The buffers of [`Ahm::track`], kept by a tracker from frame to frame.
+#[derive(Debug, Clone)]
+pub struct Scratch {
+    near: Vec<(f64, usize)>,
+    subset: Vec<usize>,
+    k: DVector<f64>,
+    reg: DMatrix<f64>,
+    alpha: DVector<f64>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self { near: Vec::new(), subset: Vec::new(), k: DVector::zeros(0), reg: DMatrix::zeros(0, 0), alpha: DVector::zeros(0) }
+    }
+}
+
 /// A trained model: the training pairs, their Gram matrix and its regularized inverse.
 #[derive(Debug, Clone)]
 pub struct Ahm {
@@ -234,14 +250,77 @@ impl Ahm {
         Ok(self.estimate(hidden, &alpha, residual))
     }
 
+    /// One frame of tracking: the subset projection of `x` onto the `m`
+    /// pairs nearest `last` (as `project_subset(x, &nearest(last, m))`, to
+    /// the bit), its hidden state written into `hidden`, with every buffer
+    /// kept in `s` between frames: nothing is allocated once they have
+    /// their sizes. Returns the expected error and the residual.
+    ///
+    /// # Errors
+    /// An observation of the wrong size or not finite.
+    pub fn track(&self, x: &DVector<f64>, last: &DVector<f64>, m: usize, s: &mut Scratch, hidden: &mut DVector<f64>) -> Result<(f64, f64), AhmError> {
+        self.check(x)?;
+        self.nearest_into(last, m, &mut s.near, &mut s.subset);
+        let m = s.subset.len();
+        if s.k.len() != m {
+            s.k = DVector::zeros(m);
+            s.alpha = DVector::zeros(m);
+        }
+        for (j, &i) in s.subset.iter().enumerate() {
+            s.k[j] = self.kernel.eval(&self.observations[i], x);
+        }
+        if s.reg.shape() != (m, m) {
+            s.reg = DMatrix::zeros(m, m);
+        }
+        for (b, &j) in s.subset.iter().enumerate() {
+            for (a, &i) in s.subset.iter().enumerate() {
+                s.reg[(a, b)] = self.gram[(i, j)];
+            }
+            s.reg[(b, b)] += self.lambda;
+        }
+        // The factor is made in the buffer itself and handed back.
+        let reg = std::mem::replace(&mut s.reg, DMatrix::zeros(0, 0));
+        match reg.cholesky() {
+            Some(c) => {
+                s.alpha.copy_from(&s.k);
+                c.solve_mut(&mut s.alpha);
+                s.reg = c.unpack();
+            }
+            None => s.alpha.fill(0.0),
+        }
+        let dh = self.hidden.nrows();
+        if hidden.len() != dh {
+            *hidden = DVector::zeros(dh);
+        }
+        for r in 0..dh {
+            hidden[r] = s.subset.iter().zip(s.alpha.iter()).map(|(&i, a)| self.hidden[(r, i)] * a).sum();
+        }
+        // αᵀKα over the subset, from the Gram matrix.
+        let quad: f64 = s.subset.iter().zip(s.alpha.iter()).map(|(&i, a)| a * s.subset.iter().zip(s.alpha.iter()).map(|(&j, b)| self.gram[(i, j)] * b).sum::<f64>()).sum();
+        let residual = (self.kernel.eval(x, x) - 2.0 * s.alpha.dot(&s.k) + quad).max(0.0);
+        let weight_norm = s.alpha.norm_squared();
+        let [c, sn, b] = self.error_model;
+        Ok(((c + sn * weight_norm + b * residual).max(0.0).sqrt(), residual))
+    }
+
     /// The `m` training pairs whose hidden states are nearest `h` (the last
     /// estimate, when tracking): the subset to project onto next.
     #[must_use]
     pub fn nearest(&self, h: &DVector<f64>, m: usize) -> Vec<usize> {
+        let (mut d, mut out) = (Vec::new(), Vec::new());
+        self.nearest_into(h, m, &mut d, &mut out);
+        out
+    }
+
+    /// [`Ahm::nearest`] into `out`, with `d` for the distances (both reused).
+    fn nearest_into(&self, h: &DVector<f64>, m: usize, d: &mut Vec<(f64, usize)>, out: &mut Vec<usize>) {
+        out.clear();
         if h.len() != self.hidden.nrows() {
-            return (0..self.len()).collect();
+            out.extend(0..self.len());
+            return;
         }
-        let mut d: Vec<(f64, usize)> = (0..self.len()).map(|i| (self.hidden.column(i).iter().zip(h.iter()).map(|(a, b)| (a - b) * (a - b)).sum(), i)).collect();
+        d.clear();
+        d.extend((0..self.len()).map(|i| (self.hidden.column(i).iter().zip(h.iter()).map(|(a, b)| (a - b) * (a - b)).sum(), i)));
         let m = m.clamp(1, d.len());
         let order = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
         if m < d.len() {
@@ -249,7 +328,7 @@ impl Ahm {
             d.truncate(m);
         }
         d.sort_by(order);
-        d.into_iter().map(|(_, i)| i).collect()
+        out.extend(d.iter().map(|&(_, i)| i));
     }
 
     fn estimate(&self, hidden: DVector<f64>, alpha: &DVector<f64>, residual: f64) -> Estimate {
@@ -460,6 +539,26 @@ mod tests {
         assert!(narrow_ratio > 0.3, "the narrow kernel keeps them independent: λmin/λmax {narrow_ratio}");
         assert!((wide_mean - 14.0).abs() < 0.15 && (narrow_mean - 14.0).abs() < 0.15, "both unbiased: {wide_mean:.3}, {narrow_mean:.3}");
         assert!(wide < 0.5 * narrow, "variance of the place: dependent {wide:.4} against independent {narrow:.4}");
+    }
+
+    /// Tracking with kept buffers reads what the subset projection reads,
+    /// to the bit, frame after frame (the buffers' sizes change once).
+    #[test]
+    fn tracking_with_kept_buffers_is_the_subset_projection() {
+        let mut rng = Rng::new(5);
+        let m = model(1.0, &grid(0.0, &mut rng));
+        let (mut scratch, mut hidden) = (Scratch::default(), DVector::zeros(0));
+        let mut last = DVector::from_vec(vec![9.0, 2.0]);
+        for k in 0..20 {
+            let x = bump(9.0 + 0.4 * f64::from(k), 2.0 + 0.05 * f64::from(k), 0.01, &mut rng);
+            let size = if k < 10 { 16 } else { 9 };
+            let want = m.project_subset(&x, &m.nearest(&last, size)).expect("subset");
+            let (expected, residual) = m.track(&x, &last, size, &mut scratch, &mut hidden).expect("track");
+            assert_eq!(hidden, want.hidden, "frame {k}");
+            assert!((expected - want.expected_error).abs() < 1e-9 && (residual - want.residual).abs() < 1e-9, "frame {k}");
+            last.clone_from(&hidden);
+        }
+        assert!(m.track(&DVector::zeros(3), &last, 16, &mut scratch, &mut hidden).is_err(), "a wrong size is named");
     }
 
     #[test]

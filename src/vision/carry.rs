@@ -75,6 +75,16 @@ pub enum CarryError {
 /// # Errors
 /// A frame that is not 8-bit grey.
 pub fn observe(gray: &Mat, centre: Point, iod: f64) -> Result<DVector<f64>, opencv::Error> {
+    let mut v = DVector::zeros(0);
+    observe_into(gray, centre, iod, &mut v, &mut Vec::new())?;
+    Ok(v)
+}
+
+/// [`observe`] into `v`, with `columns` for the column sums (both reused).
+///
+/// # Errors
+/// A frame that is not 8-bit grey.
+pub fn observe_into(gray: &Mat, centre: Point, iod: f64, v: &mut DVector<f64>, columns: &mut Vec<u32>) -> Result<(), opencv::Error> {
     let half = WINDOW_IODS * iod / 2.0;
     #[allow(clippy::cast_possible_truncation)]
     let (x0, y0, side) = ((centre[0] - half).round() as i32, (centre[1] - half).round() as i32, (2.0 * half).round().max(f64::from(SIDE)) as i32);
@@ -86,15 +96,16 @@ pub fn observe(gray: &Mat, centre: Point, iod: f64) -> Result<DVector<f64>, open
     #[allow(clippy::cast_sign_loss)]
     let whole = if gray.is_continuous() { Some((gray.data_bytes()?, gray.cols() as usize)) } else { None };
     let n = SIDE as usize;
-    // The cells' edges along each axis: cell k covers [edge[k], edge[k + 1]).
-    let edges = |len: usize| -> Vec<usize> { (0..=n).map(|k| k * len / n).collect() };
-    let (ex, ey) = (edges(w), edges(h));
-    let mut v = DVector::zeros(n * n);
+    // The cells' edges along each axis: cell k covers [edge(k), edge(k + 1)).
+    let (ex, ey) = (|k: usize| k * w / n, |k: usize| k * h / n);
+    if v.len() != n * n {
+        *v = DVector::zeros(n * n);
+    }
     // Each cell row's columns summed down (a loop the compiler vectorizes), then across each cell.
-    let mut columns = vec![0u32; w];
+    columns.resize(w, 0);
     for cy in 0..n {
         columns.fill(0);
-        for yy in ey[cy]..ey[cy + 1] {
+        for yy in ey(cy)..ey(cy + 1) {
             #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap, clippy::cast_sign_loss)]
             let row = match whole {
                 Some((data, cols)) => &data[(y as usize + yy) * cols + xs..(y as usize + yy) * cols + xs + w],
@@ -106,14 +117,15 @@ pub fn observe(gray: &Mat, centre: Point, iod: f64) -> Result<DVector<f64>, open
         }
         for cx in 0..n {
             #[allow(clippy::cast_precision_loss)]
-            let count = ((ex[cx + 1] - ex[cx]) * (ey[cy + 1] - ey[cy])).max(1) as f64;
-            v[cy * n + cx] = f64::from(columns[ex[cx]..ex[cx + 1]].iter().sum::<u32>()) / count;
+            let count = ((ex(cx + 1) - ex(cx)) * (ey(cy + 1) - ey(cy))).max(1) as f64;
+            v[cy * n + cx] = f64::from(columns[ex(cx)..ex(cx + 1)].iter().sum::<u32>()) / count;
         }
     }
     let mean = v.mean();
     v.add_scalar_mut(-mean);
     let norm = v.norm().max(1e-9);
-    Ok(v / norm)
+    *v /= norm;
+    Ok(())
 }
 
 /// A view of the generated head `iod` px between the eyes, just large enough
@@ -188,6 +200,23 @@ pub struct Step {
     pub residual: f64,
 }
 
+/// What following a head keeps from frame to frame, so that a frame
+/// allocates nothing: the observation, its column sums, the projection's
+/// buffers and the hidden state it reads.
+#[derive(Debug, Clone)]
+pub struct Buffers {
+    x: DVector<f64>,
+    columns: Vec<u32>,
+    scratch: crate::vision::ahm::Scratch,
+    hidden: DVector<f64>,
+}
+
+impl Default for Buffers {
+    fn default() -> Self {
+        Self { x: DVector::zeros(0), columns: Vec::new(), scratch: crate::vision::ahm::Scratch::default(), hidden: DVector::zeros(HIDDEN) }
+    }
+}
+
 /// Follows the head on one frame: the window is put on `pivot`, projected
 /// (onto the `subset` pairs nearest the last hidden state, or all of them
 /// with `None`), moved to the pivot it reads, and projected again (`passes`
@@ -195,20 +224,24 @@ pub struct Step {
 ///
 /// # Errors
 /// OpenCV or model failures.
-pub fn step(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, subset: Option<usize>, passes: usize) -> Result<Step, CarryError> {
-    let mut est = None;
+#[allow(clippy::too_many_arguments)]
+pub fn step(model: &Ahm, gray: &Mat, iod: f64, pivot: &mut Point, last: &mut DVector<f64>, subset: Option<usize>, passes: usize, b: &mut Buffers) -> Result<Step, CarryError> {
+    let (mut expected_error, mut residual) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..passes.max(1) {
-        let x = observe(gray, *pivot, iod)?;
-        let e = match subset {
-            Some(m) => model.project_subset(&x, &model.nearest(last, m))?,
-            None => model.project(&x)?,
+        observe_into(gray, *pivot, iod, &mut b.x, &mut b.columns)?;
+        let (expected, read_residual) = if let Some(m) = subset {
+            model.track(&b.x, last, m, &mut b.scratch, &mut b.hidden)?
+        } else {
+            let e = model.project(&b.x)?;
+            b.hidden.clone_from(&e.hidden);
+            (e.expected_error, e.residual)
         };
-        *pivot = [pivot[0] + e.hidden[0] * iod, pivot[1] + e.hidden[1] * iod];
-        last.clone_from(&e.hidden);
-        est = Some(e);
+        *pivot = [pivot[0] + b.hidden[0] * iod, pivot[1] + b.hidden[1] * iod];
+        last.clone_from(&b.hidden);
+        (expected_error, residual) = (expected, read_residual);
     }
-    let (hidden, expected_error, residual) = est.map_or_else(|| (DVector::zeros(HIDDEN), f64::INFINITY, f64::INFINITY), |e| (e.hidden, e.expected_error, e.residual));
-    Ok(Step { mid: [pivot[0] + hidden[2] * iod, pivot[1] + hidden[3] * iod], pose: (hidden[4] * YAW_SCALE, hidden[5] * PITCH_SCALE), expected_error, residual })
+    let h = &b.hidden;
+    Ok(Step { mid: [pivot[0] + h[2] * iod, pivot[1] + h[3] * iod], pose: (h[4] * YAW_SCALE, h[5] * PITCH_SCALE), expected_error, residual })
 }
 
 /// What the training thread answers: the model and the face's points it was made from, or why not.
@@ -230,6 +263,8 @@ pub struct Carrier {
     last_mid: Option<(Point, f64)>,
     /// Since when (frames' clock) AHM has carried the pointer without the templates.
     carrying_since: Option<f64>,
+    /// What following keeps from frame to frame.
+    buffers: Buffers,
 }
 
 impl Carrier {
@@ -364,7 +399,7 @@ impl Carrier {
     /// OpenCV or model failures.
     pub fn step(&mut self, gray: &Mat, passes: usize) -> Result<Option<Step>, CarryError> {
         let (Some((model, _)), Some((pivot, last, iod))) = (&self.model, &mut self.follow) else { return Ok(None) };
-        let s = step(model, gray, *iod, pivot, last, Some(SUBSET), passes)?;
+        let s = step(model, gray, *iod, pivot, last, Some(SUBSET), passes, &mut self.buffers)?;
         self.last_pose = Some(s.pose);
         self.last_mid = Some((s.mid, s.residual));
         Ok(Some(s))
@@ -508,13 +543,13 @@ mod tests {
         let mut generator = Generator::new(FaceAsset::load(&default_photo()).expect("photo"), cfg.clone()).expect("generator");
         let (mut img, mut gray) = (Mat::default(), Mat::default());
         let mut last = frontal_state(&asset.landmarks);
-        let mut pivot = None;
+        let (mut pivot, mut buffers) = (None, Buffers::default());
         let (mut errors, mut worst_pose): (Vec<f64>, f64) = (Vec::new(), 0.0);
         for i in 0..cfg.frames() {
             let row = generator.render(i, &mut img).expect("render");
             imgproc::cvt_color_def(&img, &mut gray, imgproc::COLOR_BGR2GRAY).expect("gray");
             let p = pivot.get_or_insert_with(|| pivot_from_mid(&asset.landmarks, iod, row.mid.expect("frontal at the start")));
-            let s = step(&model, &gray, iod, p, &mut last, Some(SUBSET), 2).expect("step");
+            let s = step(&model, &gray, iod, p, &mut last, Some(SUBSET), 2, &mut buffers).expect("step");
             if let Some(m) = row.mid {
                 errors.push(dist(s.mid, m) / iod);
             }
