@@ -466,7 +466,15 @@ impl super::Vision {
                 let passes = if self.carry.turned_past(AHM_ONE_PASS_DEG) { 2 } else { 1 };
                 if let Some(s) = self.carry.step(gray, passes)? {
                     let off = dist(s.mid, mid) / iod;
-                    tracing::trace!("AHM: t {t:.0} follows: yaw {:.1} pitch {:.1} expected {:.3} residual {:.4}, {off:.3} off the templates", s.pose.0, s.pose.1, s.expected_error, s.residual);
+                    tracing::trace!(
+                        "AHM: t {t:.0} follows: yaw {:.1} pitch {:.1} expected {:.3} residual {:.4} at ({:.1}, {:.1}), {off:.3} off the templates",
+                        s.pose.0,
+                        s.pose.1,
+                        s.expected_error,
+                        s.residual,
+                        s.mid[0],
+                        s.mid[1]
+                    );
                     if confirmed && (off > AHM_RESYNC || self.carry.turned_past(AHM_RESYNC_DEG)) {
                         tracing::debug!("AHM: put back on the templates' frontal face (it read yaw {:.0}°, pitch {:.0}°, {off:.2} eye distances off)", s.pose.0, s.pose.1);
                         self.carry.start(mid, iod);
@@ -496,7 +504,15 @@ impl super::Vision {
                     return Ok(None);
                 }
                 let Some(s) = self.carry.step(gray, 2)? else { return Ok(None) };
-                tracing::trace!("AHM: t {t:.0} carries: yaw {:.1} pitch {:.1} expected {:.3} residual {:.4}", s.pose.0, s.pose.1, s.expected_error, s.residual);
+                tracing::trace!(
+                    "AHM: t {t:.0} carries: yaw {:.1} pitch {:.1} expected {:.3} residual {:.4} at ({:.1}, {:.1})",
+                    s.pose.0,
+                    s.pose.1,
+                    s.expected_error,
+                    s.residual,
+                    s.mid[0],
+                    s.mid[1]
+                );
                 if s.residual > CARRY_MAX_RESIDUAL {
                     tracing::debug!("AHM: the window is not like any view of the face (residual {:.3}); lost", s.residual);
                     self.carry.stop();
