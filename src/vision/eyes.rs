@@ -30,7 +30,7 @@ use opencv::prelude::*;
 use super::ncc;
 use super::params::{
     EARLY_RETURN_SHARE, EARLY_TURN_MS, START_BLINK_MS, START_DEPARTURE, START_NOISE_FACTOR, START_OPENING, LIDS_FELL, LIDS_TAU_MS, DIP_FALL, DIP_BACK,
-    ADOPT_MS, ALIGNED_NCC, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, SHUT_CLOSURE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, HELD_DIP_TURN, EYE_MIN_SPAN, EYE_ON,
+    ADOPT_MS, ALIGNED_NCC, EARLY_BLINK_FRAME_MS, LEAVE_BLINK_SHARE, GLIMPSE_BACK, GLIMPSE_FRAME_MS, GLIMPSE_ON, CLOSED_DEPTH_SHARE, SHUT_CLOSURE, HOLD_SHARE, LONG_RETURN_SHARE, MIN_BLINKS, BLINK_DEDUPE_MS, BLINK_MAX_MS, CONFIRM_MS, LONG_BLINK_MAX_MS, CLOSED_LEARN, EYE_ALIGN, EYE_DEPTH_SHARE, EYE_MIN_SAMPLES, HELD_DIP_TURN, EYE_MIN_SPAN, EYE_ON,
     EYE_PATCH, EYE_PATCH_MIN_PX, EYE_REARM, EYE_RETURN, NOT_CLOSED_MS, EYE_RETURN_SHARE, EYE_SPAN_SIGMAS, EYE_SPAN_DEPTH_CAP, EYE_WINDOW_MS, EYE_REST_MIN_MS, OPEN_TAU_MS, WINK_AFTER_BOTH_MS, WINK_CLOSED, WINK_FROM_OPEN_MS, WINK_ONSET_MS, WINK_OTHER_MAX,
 };
 use super::stats::{Ema, RobustWindow, alpha};
@@ -381,6 +381,16 @@ impl EyeState {
                 if ready && self.armed && mean >= EYE_ON && least >= 0.5 * EYE_ON {
                     self.held = [None, None];
                     self.held_dip = None;
+                    let fresh = self.last_closure_before.is_some_and(|(l, r)| l.max(r) < EYE_ON);
+                    let after_look = self.look_ended.is_some_and(|e| t_ms - e <= BLINK_MAX_MS);
+                    // A slow camera's blink is given on its first closed frame
+                    // when the eyes look as shut as the person's blinks take
+                    // them: waiting for the reopening frame puts it two frames
+                    // past the onset, more than `EARLY_BLINK_FRAME_MS` apart.
+                    let early = dt > EARLY_BLINK_FRAME_MS && fresh && !after_look && self.looks_closed(&seen);
+                    if early {
+                        self.give_blink(t_ms, events);
+                    }
                     self.candidate = Some(Candidate {
                         start: t_ms,
                         peak: mean,
@@ -391,9 +401,9 @@ impl EyeState {
                         closed_like: true,
                         open_since: None,
                         moved: false,
-                        announced: false,
-                        fresh: self.last_closure_before.is_some_and(|(l, r)| l.max(r) < EYE_ON),
-                        after_look: self.look_ended.is_some_and(|e| t_ms - e <= BLINK_MAX_MS),
+                        announced: early,
+                        fresh,
+                        after_look,
                         left_through: None,
                         lids_up_since: None,
                         lids_opened: false,
@@ -1332,6 +1342,30 @@ mod tests {
             ([left, right], [0.0, 0.0])
         });
         assert!(ev.iter().all(|e| e.0 >= 4150.0), "nothing at the dip's turn: {ev:?}");
+    }
+
+    /// Under 8 frames a second, a blink is given on its first closed frame,
+    /// once, when that frame already looks like the person's closed eyes:
+    /// given as the eyes reopen it would come two frames, a third of a
+    /// second, after its onset. Above that rate it waits for the reopening.
+    #[test]
+    fn a_very_slow_cameras_blink_is_given_on_its_first_closed_frame() {
+        for (dt, at_first) in [(167.0, true), (143.0, true), (100.0, false)] {
+            // Two blinks seen first: the person's closed eyes are known.
+            let mut s = learned_at(dt);
+            // Shut on two frames each, from 4000 and 5500 ms.
+            let starts = [4000.0, 5500.0];
+            let ev = run(&mut s, 3000.0, 8000.0, dt, |t| {
+                let shut = starts.iter().any(|b| (t - b) >= -dt / 2.0 && (t - b) < 1.5 * dt);
+                (if shut { [1.0, 1.0] } else { [0.0, 0.0] }, [0.0, 0.0])
+            });
+            assert_eq!(ev.iter().map(|e| e.1).collect::<Vec<_>>(), vec![Event::Blink, Event::Blink], "{dt} ms: {ev:?}");
+            for ((t, _), b) in ev.iter().zip(starts) {
+                // The first frame at or after the blink's start (less half a frame).
+                let first = 3000.0 + ((b - dt / 2.0 - 3000.0) / dt).ceil() * dt;
+                assert_eq!((t - first).abs() < 1.0, at_first, "{dt} ms: the blink from {first} given at {t}");
+            }
+        }
     }
 
     #[test]
