@@ -214,7 +214,7 @@ fn slower_and_smaller_cameras_still_see_the_blinks() {
 /// blink whose first closed frame looks like the person's closed eyes is
 /// given on that frame, not two frames late as they reopen (the tolerance
 /// there is one frame). Pooled over the three copies, precision and
-/// recall 0.39/0.43 before, 0.56/0.77 now (docs/accuracy.md, twenty-first session).
+/// recall 0.39/0.43 before, 0.52/0.73 now (docs/accuracy.md, twenty-first session).
 #[test]
 fn a_six_frames_a_second_camera_gives_its_blinks_on_time() {
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -452,8 +452,13 @@ impl EyeState {
                         self.pending = None;
                     } else if c.announced {
                         // Given at the turn already (a slow camera's reopening can
-                        // outlast the dedupe): only what it teaches is left.
-                        self.pending = Some((t_ms, c.peak_depth, c.peak));
+                        // outlast the dedupe), or on a very slow camera's first
+                        // closed frame: only what it teaches is left, if it was
+                        // a blink (a closure given early that held was a look:
+                        // its depth is not the person's closed eyes).
+                        if dur <= BLINK_MAX_MS {
+                            self.pending = Some((t_ms, c.peak_depth, c.peak));
+                        }
                     } else if dur <= BLINK_MAX_MS || (closed_like && (c.ever_shut || !self.knows_closed_eyes())) {
                         // Longer than a blink, it must have looked like the
                         // person's closed eyes at least once: lids lowered
@@ -1366,6 +1371,23 @@ mod tests {
                 assert_eq!((t - first).abs() < 1.0, at_first, "{dt} ms: the blink from {first} given at {t}");
             }
         }
+    }
+
+    /// A closure given early on a very slow camera that then holds (the
+    /// lids lowered for a look, longer than a blink) was no blink: it
+    /// teaches nothing of how far the person's blinks close the eyes.
+    #[test]
+    fn a_very_slow_cameras_look_given_early_teaches_no_closed_level() {
+        let dt = 167.0;
+        let mut s = learned_at(dt);
+        let before = [s.depth[0].value, s.depth[1].value];
+        // Lids most of the way down for half a second, the eyes turned down:
+        // longer than a blink, shorter than a long blink.
+        let ev = run(&mut s, 3000.0, 8000.0, dt, |t| if (4000.0..4500.0).contains(&t) { ([0.8, 0.8], [0.0, 0.1]) } else { ([0.0, 0.0], [0.0, 0.0]) });
+        // Given early, on its first frame (the rule's cost: a look down at 6 fps is a blink).
+        assert_eq!(ev, vec![(4002.0, Event::Blink)]);
+        let after = [s.depth[0].value, s.depth[1].value];
+        assert_eq!(before, after, "the closed level moved with a look");
     }
 
     #[test]
