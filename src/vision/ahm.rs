@@ -236,18 +236,14 @@ impl Ahm {
     /// An observation of the wrong size or not finite.
     pub fn project_subset(&self, x: &DVector<f64>, subset: &[usize]) -> Result<Estimate, AhmError> {
         self.check(x)?;
-        let idx: Vec<usize> = subset.iter().copied().filter(|&i| i < self.len()).collect();
-        if idx.is_empty() {
+        let mut s = Scratch::default();
+        s.subset.extend(subset.iter().copied().filter(|&i| i < self.len()));
+        if s.subset.is_empty() {
             return self.project(x);
         }
-        let m = idx.len();
-        let k = DVector::from_iterator(m, idx.iter().map(|&i| self.kernel.eval(&self.observations[i], x)));
-        let ks = DMatrix::from_fn(m, m, |a, b| self.gram[(idx[a], idx[b])]);
-        let reg = &ks + DMatrix::identity(m, m) * self.lambda;
-        let alpha = reg.cholesky().map_or_else(|| DVector::zeros(m), |c| c.solve(&k));
-        let hidden = DVector::from_fn(self.hidden.nrows(), |r, _| idx.iter().zip(alpha.iter()).map(|(&i, a)| self.hidden[(r, i)] * a).sum());
-        let residual = span_residual(self.kernel.eval(x, x), &alpha, &k, &ks);
-        Ok(self.estimate(hidden, &alpha, residual))
+        let mut hidden = DVector::zeros(0);
+        let (expected_error, residual, weight_norm) = self.onto_subset(x, &mut s, &mut hidden);
+        Ok(Estimate { hidden, expected_error, weight_norm, residual })
     }
 
     /// One frame of tracking: the subset projection of `x` onto the `m`
@@ -261,6 +257,14 @@ impl Ahm {
     pub fn track(&self, x: &DVector<f64>, last: &DVector<f64>, m: usize, s: &mut Scratch, hidden: &mut DVector<f64>) -> Result<(f64, f64), AhmError> {
         self.check(x)?;
         self.nearest_into(last, m, &mut s.near, &mut s.subset);
+        let (expected_error, residual, _) = self.onto_subset(x, s, hidden);
+        Ok((expected_error, residual))
+    }
+
+    /// The projection of `x` onto the pairs `s.subset` (checked, not
+    /// empty), solving the small system in `s`'s buffers: the hidden state
+    /// into `hidden`; the expected error, the residual and ‖α‖².
+    fn onto_subset(&self, x: &DVector<f64>, s: &mut Scratch, hidden: &mut DVector<f64>) -> (f64, f64, f64) {
         let m = s.subset.len();
         if s.k.len() != m {
             s.k = DVector::zeros(m);
@@ -299,8 +303,7 @@ impl Ahm {
         let quad: f64 = s.subset.iter().zip(s.alpha.iter()).map(|(&i, a)| a * s.subset.iter().zip(s.alpha.iter()).map(|(&j, b)| self.gram[(i, j)] * b).sum::<f64>()).sum();
         let residual = (self.kernel.eval(x, x) - 2.0 * s.alpha.dot(&s.k) + quad).max(0.0);
         let weight_norm = s.alpha.norm_squared();
-        let [c, sn, b] = self.error_model;
-        Ok(((c + sn * weight_norm + b * residual).max(0.0).sqrt(), residual))
+        (self.expected(weight_norm, residual), residual, weight_norm)
     }
 
     /// The `m` training pairs whose hidden states are nearest `h` (the last
@@ -333,9 +336,13 @@ impl Ahm {
 
     fn estimate(&self, hidden: DVector<f64>, alpha: &DVector<f64>, residual: f64) -> Estimate {
         let weight_norm = alpha.norm_squared();
+        Estimate { hidden, expected_error: self.expected(weight_norm, residual), weight_norm, residual }
+    }
+
+    /// The error model's estimate for a projection of ‖α‖² `weight_norm` and residual `residual`.
+    fn expected(&self, weight_norm: f64, residual: f64) -> f64 {
         let [c, s, b] = self.error_model;
-        let expected_error = (c + s * weight_norm + b * residual).max(0.0).sqrt();
-        Estimate { hidden, expected_error, weight_norm, residual }
+        (c + s * weight_norm + b * residual).max(0.0).sqrt()
     }
 
     /// Each training observation projected onto the others: (mean squared
@@ -541,8 +548,8 @@ mod tests {
         assert!(wide < 0.5 * narrow, "variance of the place: dependent {wide:.4} against independent {narrow:.4}");
     }
 
-    /// Tracking with kept buffers reads what the subset projection reads,
-    /// to the bit, frame after frame (the buffers' sizes change once).
+    /// Tracking with kept buffers reads what the subset projection over
+    /// the nearest pairs reads, frame after frame (the buffers' sizes change once).
     #[test]
     fn tracking_with_kept_buffers_is_the_subset_projection() {
         let mut rng = Rng::new(5);
