@@ -499,6 +499,37 @@ fn a_patterned_band_over_the_eyes_gives_no_gesture() {
     }
 }
 
+/// Until one of the person's blinks has been seen, a long blink cannot
+/// count (the eye state does not yet know how far their eyes close), and
+/// the observation says so, for the window to tell the user; after the
+/// first natural blink it is known.
+#[test]
+fn the_observation_says_when_the_first_blink_has_been_seen() {
+    use facemouse::lab::synth::{Action, ScriptEvent};
+    let mut cfg = SynthConfig::demo();
+    cfg.duration_s = 5.0;
+    cfg.script = vec![ScriptEvent { start_ms: 2500.0, action: Action::Blink { closed_ms: 90.0 } }];
+    let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
+    let mut p = Pipeline::new(&Settings::default(), &facemouse::models::Models::load());
+    let mut frame = Frame::empty();
+    let (mut tracked_before, mut known_before, mut known_at) = (0, 0, None);
+    for i in 0..cfg.frames() {
+        generator.render(i, &mut frame.color).expect("render");
+        stamp(&mut frame, &generator, i);
+        let tracking = p.tick(&frame, Instant::now()).0.state == TrackState::Tracking;
+        let known = p.observation().blinks_known;
+        if frame.t_ms < 2500.0 && tracking {
+            tracked_before += 1;
+            known_before += usize::from(known);
+        }
+        if known && known_at.is_none() {
+            known_at = Some(frame.t_ms);
+        }
+    }
+    assert!(tracked_before > 10 && known_before == 0, "tracked {tracked_before} frames before the blink, {known_before} of them known");
+    assert!(known_at.is_some_and(|t| (2500.0..3500.0).contains(&t)), "known from {known_at:?}");
+}
+
 /// A wink the user means: the demo face with a wink of each eye (held 0.6
 /// and 1.5 s, from eyes open for seconds), at 30, 15 and 8 fps. A wink must
 /// start from its eye open, half a second after a blink, and shut at once

@@ -612,6 +612,12 @@ fn main_target_size(width: f32, gap: f32) -> [f32; 2] {
 /// The most notes (warnings) the status area shows, one line each.
 const MAX_NOTES: usize = 2;
 
+/// The line under the state while a gesture waits for something the user
+/// can do: the long blink, until one of the person's blinks has been seen.
+fn waiting_hint(s: &Snapshot) -> Option<&'static str> {
+    (s.frame_seq > 0 && !s.paused && s.long_blink_waits).then_some("Blink once, naturally: the long blink works once Facemouse has seen one of your blinks")
+}
+
 fn state_text(s: &Snapshot) -> (String, Tone) {
     if s.frame_seq == 0 {
         // No frame yet: say so, not "searching" (the reason, if any, is shown below).
@@ -751,6 +757,9 @@ impl FacemouseApp {
             let (text, tone) = state_text(&snap);
             let palette = Palette::of(ui);
             ui.label(RichText::new(text).size(30.0).strong().color(palette.tone(tone)));
+            if let Some(hint) = waiting_hint(&snap) {
+                ui.label(RichText::new(hint).size(22.0).color(palette.tone(Tone::Info)));
+            }
             if let Some((grace, since)) = &mut self.login_grace {
                 let left = *grace - (t - *since.get_or_insert(t));
                 if left > 0.0 {
@@ -1770,6 +1779,17 @@ mod tests {
         assert_eq!(&w[8..16], b"WAVEfmt ");
         assert_eq!(u32::from_le_bytes([w[4], w[5], w[6], w[7]]) as usize, w.len() - 8);
         assert_eq!(u32::from_le_bytes([w[40], w[41], w[42], w[43]]) as usize, w.len() - 44);
+    }
+
+    #[test]
+    fn the_window_says_when_the_long_blink_waits_for_a_first_blink() {
+        let mut s = Snapshot { frame_seq: 1, long_blink_waits: true, ..Snapshot::default() };
+        assert!(waiting_hint(&s).is_some_and(|h| h.contains("long blink")));
+        s.paused = true;
+        assert_eq!(waiting_hint(&s), None, "paused: the pause's own line");
+        s.paused = false;
+        s.long_blink_waits = false;
+        assert_eq!(waiting_hint(&s), None);
     }
 
     #[test]

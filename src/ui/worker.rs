@@ -114,6 +114,16 @@ pub struct Snapshot {
     pub picture_gap: bool,
     /// Point scanning under way: its lines (see [`crate::session::Tick::point_scan`]).
     pub point_scan: Option<(f64, Option<f64>)>,
+    /// Tracking, with a gesture bound to the long blink, before the eye
+    /// state has seen one of the person's blinks: the long blink cannot
+    /// count yet, and the window says so (no warm-up fails silently).
+    pub long_blink_waits: bool,
+}
+
+/// Whether the long blink, bound to a gesture, cannot count yet: the face
+/// is tracked but none of the person's blinks has been seen.
+fn long_blink_waits(record: &TraceRecord, observation: &crate::vision::Observation, settings: &Settings) -> bool {
+    record.state == crate::events::TrackState::Tracking && !observation.blinks_known && settings.switch.long_blink != crate::settings::Action::None
 }
 
 impl Snapshot {
@@ -289,6 +299,7 @@ impl Observer for Publisher {
             s.driving = tick.driving;
             s.closure = f64::midpoint(tick.observation.closure.0, tick.observation.closure.1);
             s.brow_lift = tick.observation.brow_lift;
+            s.long_blink_waits = long_blink_waits(tick.record, tick.observation, tick.settings);
             if let Some(f) = fps_now {
                 s.fps = if s.fps > 0.0 { 0.9 * s.fps + 0.1 * f } else { f };
             }
@@ -352,6 +363,22 @@ mod tests {
             t.driving = false;
             assert!(!t.dwell_waits(), "not driving: lost {lost}, paused {paused}, no picture {gap}");
         }
+    }
+
+    #[test]
+    fn the_long_blink_waits_for_a_first_blink_only_while_tracked_and_bound() {
+        let (mut rec, mut obs, mut settings) = (TraceRecord::default(), crate::vision::Observation::default(), Settings::default());
+        rec.state = crate::events::TrackState::Tracking;
+        assert_ne!(settings.switch.long_blink, crate::settings::Action::None, "bound by default");
+        assert!(long_blink_waits(&rec, &obs, &settings));
+        obs.blinks_known = true;
+        assert!(!long_blink_waits(&rec, &obs, &settings), "a blink was seen");
+        obs.blinks_known = false;
+        rec.state = crate::events::TrackState::Searching;
+        assert!(!long_blink_waits(&rec, &obs, &settings), "not tracked: the state says what to do");
+        rec.state = crate::events::TrackState::Tracking;
+        settings.switch.long_blink = crate::settings::Action::None;
+        assert!(!long_blink_waits(&rec, &obs, &settings), "nothing bound to it");
     }
 
     /// A recording waits for the window: nothing of it is played before the

@@ -75,6 +75,9 @@ pub struct Observation {
     pub talking: bool,
     /// While AHM carries the pointer (`TrackState::Carried`): the head it reads.
     pub carried: Option<CarriedHead>,
+    /// The eye state has seen one of the person's blinks and knows how far
+    /// their eyes close: a long blink (and a wink) can count only then.
+    pub blinks_known: bool,
 }
 
 /// The head as AHM reads it while it carries the pointer (`carry`).
@@ -358,6 +361,7 @@ impl Vision {
             Phase::Lost { .. } => TrackState::Lost,
         };
         out.carried = None;
+        out.blinks_known = self.eyes.knows_closed_eyes();
         if let Some(head) = self.carry_head(frame, t, out)? {
             // AHM carries: the point between the eyes and the pose, nothing the switch could act on.
             forget_positions(out);
