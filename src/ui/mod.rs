@@ -613,9 +613,9 @@ fn main_target_size(width: f32, gap: f32) -> [f32; 2] {
 const MAX_NOTES: usize = 2;
 
 /// The line under the state while a gesture waits for something the user
-/// can do: the long blink, until one of the person's blinks has been seen.
+/// can do: the long blink (and winks), until one of the person's blinks has been seen.
 fn waiting_hint(s: &Snapshot) -> Option<&'static str> {
-    (s.frame_seq > 0 && !s.paused && s.long_blink_waits).then_some("Blink once, naturally: the long blink works once Facemouse has seen one of your blinks")
+    (s.frame_seq > 0 && !s.paused && s.long_blink_waits).then_some("Blink once, naturally: the long blink and winks work once Facemouse has seen one of your blinks")
 }
 
 fn state_text(s: &Snapshot) -> (String, Tone) {

@@ -114,16 +114,19 @@ pub struct Snapshot {
     pub picture_gap: bool,
     /// Point scanning under way: its lines (see [`crate::session::Tick::point_scan`]).
     pub point_scan: Option<(f64, Option<f64>)>,
-    /// Tracking, with a gesture bound to the long blink, before the eye
-    /// state has seen one of the person's blinks: the long blink cannot
-    /// count yet, and the window says so (no warm-up fails silently).
+    /// Tracking, with an action bound to the long blink or a wink, before
+    /// the eye state has seen one of the person's blinks: those gestures
+    /// cannot count yet, and the window says so (no warm-up fails silently).
     pub long_blink_waits: bool,
 }
 
-/// Whether the long blink, bound to a gesture, cannot count yet: the face
-/// is tracked but none of the person's blinks has been seen.
+/// Whether the long blink or a wink, bound to an action, cannot count yet:
+/// the face is tracked but none of the person's blinks has been seen (both
+/// need to know how far the person's eyes close).
 fn long_blink_waits(record: &TraceRecord, observation: &crate::vision::Observation, settings: &Settings) -> bool {
-    record.state == crate::events::TrackState::Tracking && !observation.blinks_known && settings.switch.long_blink != crate::settings::Action::None
+    let sw = &settings.switch;
+    let bound = [&sw.long_blink, &sw.wink_left, &sw.wink_right].iter().any(|a| **a != crate::settings::Action::None);
+    record.state == crate::events::TrackState::Tracking && !observation.blinks_known && bound
 }
 
 impl Snapshot {
@@ -379,6 +382,8 @@ mod tests {
         rec.state = crate::events::TrackState::Tracking;
         settings.switch.long_blink = crate::settings::Action::None;
         assert!(!long_blink_waits(&rec, &obs, &settings), "nothing bound to it");
+        settings.switch.wink_left = crate::settings::Action::ClickLeft;
+        assert!(long_blink_waits(&rec, &obs, &settings), "a wink bound: it waits too");
     }
 
     /// A recording waits for the window: nothing of it is played before the
