@@ -86,6 +86,7 @@ const EVENTS_KEPT: usize = 64;
 
 /// What the worker publishes after each frame.
 #[derive(Debug, Clone, Default)]
+#[allow(clippy::struct_excessive_bools)] // independent facts the window shows, not states of one thing
 pub struct Snapshot {
     /// Frames published so far: the UI uploads the preview only when it changes.
     pub frame_seq: u64,

@@ -1387,7 +1387,8 @@ mod tests {
         // Given early, on its first frame (the rule's cost: a look down at 6 fps is a blink).
         assert_eq!(ev, vec![(4002.0, Event::Blink)]);
         let after = [s.depth[0].value, s.depth[1].value];
-        assert_eq!(before, after, "the closed level moved with a look");
+        // Untouched (a blink's lesson moves it by a quarter of the way).
+        assert!(before.iter().zip(&after).all(|(a, b)| (a - b).abs() < 1e-12), "the closed level moved with a look: {before:?} → {after:?}");
     }
 
     #[test]

@@ -48,6 +48,7 @@ use track::Tracks;
 
 /// What vision saw on one frame.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[allow(clippy::struct_excessive_bools)] // independent facts about one frame, not states of one thing
 pub struct Observation {
     pub state: TrackState,
     /// The subject's left eye centre (on the image's right).
