@@ -225,7 +225,7 @@ impl Ahm {
         self.check(x)?;
         let k = DVector::from_iterator(self.len(), self.observations.iter().map(|o| self.kernel.eval(o, x)));
         let alpha = &self.inverse * &k;
-        let residual = span_residual(self.kernel.eval(x, x), &alpha, &k, &self.gram);
+        let residual = span_residual(self.kernel.eval(x, x), alpha.dot(&k), (alpha.transpose() * &self.gram * &alpha)[(0, 0)]);
         Ok(self.estimate(&self.hidden * &alpha, &alpha, residual))
     }
 
@@ -301,7 +301,7 @@ impl Ahm {
         }
         // αᵀKα over the subset, from the Gram matrix.
         let quad: f64 = s.subset.iter().zip(s.alpha.iter()).map(|(&i, a)| a * s.subset.iter().zip(s.alpha.iter()).map(|(&j, b)| self.gram[(i, j)] * b).sum::<f64>()).sum();
-        let residual = (self.kernel.eval(x, x) - 2.0 * s.alpha.dot(&s.k) + quad).max(0.0);
+        let residual = span_residual(self.kernel.eval(x, x), s.alpha.dot(&s.k), quad);
         let weight_norm = s.alpha.norm_squared();
         (self.expected(weight_norm, residual), residual, weight_norm)
     }
@@ -414,8 +414,6 @@ impl Ahm {
     }
 }
 
-/// ‖φ(x) − Σ αᵢ φ(xᵢ)‖² from k(x, x), the coefficients, the kernel values
-/// kᵢ = k(xᵢ, x) and the Gram matrix of the xᵢ (never below 0).
 /// ‖x − y‖², without a vector for the difference (the hot loop's kernel values).
 /// Eight sums side by side, so that the compiler can keep them in vector registers.
 fn squared_distance(x: &DVector<f64>, y: &DVector<f64>) -> f64 {
@@ -432,8 +430,10 @@ fn squared_distance(x: &DVector<f64>, y: &DVector<f64>) -> f64 {
     acc.iter().sum::<f64>() + tail
 }
 
-fn span_residual(kxx: f64, alpha: &DVector<f64>, k: &DVector<f64>, gram: &DMatrix<f64>) -> f64 {
-    (kxx - 2.0 * alpha.dot(k) + (alpha.transpose() * gram * alpha)[(0, 0)]).max(0.0)
+/// ‖φ(x) − Σ αᵢ φ(xᵢ)‖² from k(x, x), αᵀk (k: the kernel values kᵢ =
+/// k(xᵢ, x)) and αᵀKα (K: the Gram matrix of the xᵢ); never below 0.
+fn span_residual(kxx: f64, ak: f64, quad: f64) -> f64 {
+    (kxx - 2.0 * ak + quad).max(0.0)
 }
 
 /// Spearman's rank correlation of two equally long series (ties share their mean rank).
