@@ -167,24 +167,28 @@ pub fn train(photo: &Mat, landmarks: &PhotoLandmarks, iod: f64) -> Result<Ahm, C
     Ok(Ahm::train(Kernel::gaussian_for(&obs, 1.0), 1e-3, &pairs)?)
 }
 
+/// The frontal point between the eyes of a face with landmarks `lm`, `iod`
+/// px between the eyes, less where its head turns about.
+fn frontal_mid_from_pivot(lm: &PhotoLandmarks, iod: f64) -> Point {
+    let v = HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: iod };
+    let piv = head3d::pivot(v);
+    let mid = head3d::project(lm, (0.0, 0.0), v, lm.mid).unwrap_or(piv);
+    [mid[0] - piv[0], mid[1] - piv[1]]
+}
+
 /// Where the head turns about, from where its point between the eyes is
 /// while it is frontal (`mid`), for a face with landmarks `lm` and `iod` px
 /// between the eyes.
 #[must_use]
 pub fn pivot_from_mid(lm: &PhotoLandmarks, iod: f64, mid: Point) -> Point {
-    let v = HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: iod };
-    let piv = head3d::pivot(v);
-    let frontal = head3d::project(lm, (0.0, 0.0), v, lm.mid).unwrap_or(piv);
-    [mid[0] - (frontal[0] - piv[0]), mid[1] - (frontal[1] - piv[1])]
+    sub(mid, frontal_mid_from_pivot(lm, iod))
 }
 
 /// The hidden state of a frontal head whose window is on its pivot.
 #[must_use]
 pub fn frontal_state(lm: &PhotoLandmarks) -> DVector<f64> {
-    let v = HeadView { size: Size::default(), origin: [0.0, 0.0], iod_px: 1.0 };
-    let piv = head3d::pivot(v);
-    let mid = head3d::project(lm, (0.0, 0.0), v, lm.mid).unwrap_or(piv);
-    DVector::from_vec(vec![0.0, 0.0, mid[0] - piv[0], mid[1] - piv[1], 0.0, 0.0])
+    let m = frontal_mid_from_pivot(lm, 1.0);
+    DVector::from_vec(vec![0.0, 0.0, m[0], m[1], 0.0, 0.0])
 }
 
 /// One frame followed.
@@ -198,6 +202,17 @@ pub struct Step {
     pub expected_error: f64,
     /// The observation's squared distance from the training span, in the kernel's feature space.
     pub residual: f64,
+}
+
+/// As AHM's trace lines give it (`scripts/ahm-estimate.py` reads them).
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "yaw {:.1} pitch {:.1} expected {:.3} residual {:.4} at ({:.1}, {:.1})",
+            self.pose.0, self.pose.1, self.expected_error, self.residual, self.mid[0], self.mid[1]
+        )
+    }
 }
 
 /// What following a head keeps from frame to frame, so that a frame
@@ -466,15 +481,7 @@ impl super::Vision {
                 let passes = if self.carry.turned_past(AHM_ONE_PASS_DEG) { 2 } else { 1 };
                 if let Some(s) = self.carry.step(gray, passes)? {
                     let off = dist(s.mid, mid) / iod;
-                    tracing::trace!(
-                        "AHM: t {t:.0} follows: yaw {:.1} pitch {:.1} expected {:.3} residual {:.4} at ({:.1}, {:.1}), {off:.3} off the templates",
-                        s.pose.0,
-                        s.pose.1,
-                        s.expected_error,
-                        s.residual,
-                        s.mid[0],
-                        s.mid[1]
-                    );
+                    tracing::trace!("AHM: t {t:.0} follows: {s}, {off:.3} off the templates");
                     if confirmed && (off > AHM_RESYNC || self.carry.turned_past(AHM_RESYNC_DEG)) {
                         tracing::debug!("AHM: put back on the templates' frontal face (it read yaw {:.0}°, pitch {:.0}°, {off:.2} eye distances off)", s.pose.0, s.pose.1);
                         self.carry.start(mid, iod);
@@ -504,15 +511,7 @@ impl super::Vision {
                     return Ok(None);
                 }
                 let Some(s) = self.carry.step(gray, 2)? else { return Ok(None) };
-                tracing::trace!(
-                    "AHM: t {t:.0} carries: yaw {:.1} pitch {:.1} expected {:.3} residual {:.4} at ({:.1}, {:.1})",
-                    s.pose.0,
-                    s.pose.1,
-                    s.expected_error,
-                    s.residual,
-                    s.mid[0],
-                    s.mid[1]
-                );
+                tracing::trace!("AHM: t {t:.0} carries: {s}");
                 if s.residual > CARRY_MAX_RESIDUAL {
                     tracing::debug!("AHM: the window is not like any view of the face (residual {:.3}); lost", s.residual);
                     self.carry.stop();
