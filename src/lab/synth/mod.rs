@@ -95,6 +95,10 @@ pub struct Talk {
     /// person means a raise, once the mouth has been still for 1.1–1.5 s
     /// (labelled 1); 0: never.
     pub raise_every: usize,
+    /// The brows lift as a phrase begins after a pause of a second or more
+    /// (the first stressed word), by up to this many eye distances (speech,
+    /// labelled 0); 0: no such lifts.
+    pub onset_lift: f64,
 }
 
 impl Talk {
@@ -102,7 +106,7 @@ impl Talk {
     /// nods of 12° and turns of 30°.
     #[must_use]
     pub fn lively() -> Self {
-        Self { mouth: 0.25, brow: 0.03, nod_deg: 12.0, turn_deg: 30.0, smile: 0.0, brow_ms: (150.0, 450.0), raise_every: 0 }
+        Self { mouth: 0.25, brow: 0.03, nod_deg: 12.0, turn_deg: 30.0, smile: 0.0, brow_ms: (150.0, 450.0), raise_every: 0, onset_lift: 0.0 }
     }
 
     /// An expressive speaker, as people in interviews are: the brows lift
@@ -112,6 +116,16 @@ impl Talk {
     #[must_use]
     pub fn expressive() -> Self {
         Self { brow: 0.12, brow_ms: (200.0, 1000.0), raise_every: 3, ..Self::lively() }
+    }
+
+    /// A lively speaker who lifts the brows as far as a raise that is meant
+    /// (0.06–0.12 eye distances, for 0.4–0.8 s) with the first word after
+    /// each pause of a second or more: the talk guard has lapsed by then,
+    /// and the mouth has just begun to move (a public interview clip: a
+    /// raise fired so, 0.2 s into a phrase after a 1.3 s pause).
+    #[must_use]
+    pub fn resuming() -> Self {
+        Self { onset_lift: 0.12, ..Self::lively() }
     }
 
     /// A lively speaker who also smiles now and then (about one smile in
@@ -189,6 +203,17 @@ impl Speech {
             // Now and then a look down, held a second or two.
             if rng.uniform(0.0, 1.0) < 0.25 {
                 s.nods.push((t - 300.0, -rng.uniform(0.5, 1.0) * k.nod_deg, rng.uniform(1000.0, 2200.0)));
+            }
+        }
+        if k.onset_lift > 0.0 {
+            // From their own stream too: without them, the same sequence.
+            let mut orng = Rng::new(seed ^ 0x0e5e_7b0f);
+            let mut last_end: Option<f64> = None;
+            for &(start, end, _, _) in &s.phrases {
+                if last_end.is_none_or(|e| start - e >= 1000.0) {
+                    s.lifts.push((start + orng.uniform(0.0, 100.0), orng.uniform(0.5, 1.0) * k.onset_lift, orng.uniform(400.0, 800.0)));
+                }
+                last_end = Some(end);
             }
         }
         if k.smile > 0.0 {
