@@ -436,6 +436,14 @@ impl Vision {
         //     the eyes than on the first confirmed frontal frame.
         let nodded = self.ncc_down0.is_some_and(|d0| (tr.nose_down() - d0).abs() > SWITCH_NOD);
         let turned = nodded && self.carry.turned_past(SWITCH_POSE_DEG);
+        // 5d. The mouth moving on this frame as in speech, before there has
+        //     been enough of it to call talking (after a pause of a second,
+        //     the guard needs a fifth of a second's frames), holds the brows
+        //     too (below). People lift their brows with the first word
+        //     after a pause, as far as a meant raise (a public interview
+        //     clip: a click 0.2 s into a phrase after a 1.3 s pause); a
+        //     meant raise begins with the mouth still.
+        let mouth_moved = self.settings.talk_guard && self.speech.last_activity.is_some_and(|a| a > SPEECH_ACTIVE);
         if out.talking || turned {
             // Talking: a long closure is a blink (a look down while
             // speaking), a wink nothing, and a raise must be seen to start
@@ -446,17 +454,8 @@ impl Vision {
                 }
             }
             out.events.retain(|e| !matches!(e, Event::WinkLeft | Event::WinkRight));
-            self.brows.talking();
         }
-        // 5d. The mouth moving on this frame as in speech, before there has
-        //     been enough of it to call talking (after a pause of a second,
-        //     the guard needs a fifth of a second's frames): no raise starts
-        //     or fires either. People lift their brows with the first word
-        //     after a pause, as far as a meant raise (a public interview
-        //     clip: a click 0.2 s into a phrase after a 1.3 s pause); a
-        //     meant raise begins with the mouth still.
-        let mouth_moved = self.settings.talk_guard && self.speech.last_activity.is_some_and(|a| a > SPEECH_ACTIVE);
-        if mouth_moved {
+        if out.talking || turned || mouth_moved {
             self.brows.talking();
         }
         out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
