@@ -4,9 +4,14 @@
 //!
 //! Every `every`-th frame is kept (the first, then every `every`-th), resized
 //! by `scale` (area averaging, as a camera's smaller mode would). A kept frame
-//! is labelled closed or raised when any frame it stands for is, so a short
-//! blink between kept frames still counts: some such blinks are not visible
-//! in any kept frame, which makes the recall a pessimistic figure.
+//! is labelled closed or raised when any frame since the last kept one is, so
+//! a short blink between kept frames still counts: some such blinks are not
+//! visible in any kept frame, which makes the recall a pessimistic figure.
+//! The window looks back, not ahead: a blink is labelled from the first kept
+//! frame at or after its start, the first that can show it. (Until the
+//! twenty-third session it looked ahead, so a blink that began between two
+//! kept frames was labelled from the frame before it began: a frame early,
+//! a sixth of a second at 6 fps, against a scorer's tolerance of one frame.)
 //!
 //! With a [`Motion`], each frame is first moved as a talking, nodding head
 //! moves in the image: it shifts, rolls, comes closer and turns (a turn
@@ -252,25 +257,27 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
         .iter()
         .enumerate()
         .filter_map(|(k, &i)| {
-            let span = seq.rows.get(i..(i + every).min(seq.rows.len()))?;
-            let first = span.first()?;
+            // The frames since the last kept one: what happened between two
+            // frames of the slower camera shows first on the next one.
+            let span = seq.rows.get(i.saturating_sub(every - 1)..=i)?;
+            let own = span.last()?;
             let m = maps.get(k);
             let p = |q: Option<crate::events::Point>| q.map(|q| m.map_or(q, |m| apply(m, q))).map(|q| [q[0] * scale, q[1] * scale]);
             Some(LabelRow {
                 frame: k as u64,
                 eyes_closed: span.iter().any(|r| r.eyes_closed),
                 brows_raised: span.iter().any(|r| r.brows_raised),
-                le: p(first.le),
-                re: p(first.re),
-                lb: p(first.lb),
-                rb: p(first.rb),
-                nose: p(first.nose),
-                mid: p(first.mid),
+                le: p(own.le),
+                re: p(own.re),
+                lb: p(own.lb),
+                rb: p(own.rb),
+                nose: p(own.nose),
+                mid: p(own.mid),
                 // A moved frame's head pose is not the labelled one.
-                yaw: if m.is_some() { None } else { first.yaw },
-                pitch: if m.is_some() { None } else { first.pitch },
-                roll: if m.is_some() { None } else { first.roll },
-                ..first.clone()
+                yaw: if m.is_some() { None } else { own.yaw },
+                pitch: if m.is_some() { None } else { own.pitch },
+                roll: if m.is_some() { None } else { own.roll },
+                ..own.clone()
             })
         })
         .collect();
@@ -338,6 +345,26 @@ mod tests {
         let (le_a, le_b) = (ra.le.expect("eye"), rb.le.expect("eye"));
         assert!((le_a[0] * 0.5 - le_b[0]).abs() < 0.01 && (ra.t_ms - rb.t_ms).abs() < 0.1);
         assert!(resample(&src, &out, 0, 0.5, None, None, None).is_err() && resample(&src, &out, 2, 1.5, None, None, None).is_err() && resample(&src, &out, 1, 1.0, None, None, Some(0)).is_err());
+    }
+
+    /// Each blink of the slower copy begins on the first kept frame at or
+    /// after the source's blink began (the first a slower camera could show
+    /// it on), never on the one before.
+    #[test]
+    fn a_blink_is_labelled_from_the_first_kept_frame_that_can_show_it() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
+        generated(&src, 5, 6.0, 40.0, true);
+        let every = 4;
+        resample(&src, &out, every, 0.5, None, None, None).expect("resample");
+        let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("resampled"));
+        let onsets = |s: &Sequence| Sequence::runs(s.rows.iter().map(|r| r.eyes_closed)).into_iter().map(|(start, _)| start).collect::<Vec<_>>();
+        let (sa, sb) = (onsets(&a), onsets(&b));
+        assert!(!sa.is_empty(), "the source blinks");
+        let want: Vec<usize> = sa.iter().map(|s| s.div_ceil(every)).collect();
+        assert_eq!(sb, want, "source onsets {sa:?}");
+        // Some blink began between two kept frames, so the window mattered.
+        assert!(sa.iter().any(|s| s % every != 0), "source onsets {sa:?}");
     }
 
     #[test]
