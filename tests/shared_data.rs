@@ -211,10 +211,14 @@ fn slower_and_smaller_cameras_still_see_the_blinks() {
 }
 
 /// Six frames a second (every third frame of p1-c and p2's two clips): a
-/// blink whose first closed frame looks like the person's closed eyes is
-/// given on that frame, not two frames late as they reopen (the tolerance
-/// there is one frame). Pooled over the three copies, precision and
-/// recall 0.39/0.43 before, 0.52/0.73 now (docs/accuracy.md, twenty-first session).
+/// blink is given as the eyes reopen, within the one frame the scorer
+/// allows there of the first frame that can show it, and p2's looks down
+/// are no blinks. Pooled over the three copies, precision and recall
+/// 0.39/0.43 in the twentieth session; 0.52/0.73 with the twenty-first's
+/// blink given on its first closed frame, against copies labelled a frame
+/// early; 0.64/0.90 with that rule on copies labelled from the first frame
+/// that can show each blink, and 0.82/0.90 without it (docs/accuracy.md,
+/// twenty-third session).
 #[test]
 fn a_six_frames_a_second_camera_gives_its_blinks_on_time() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -226,7 +230,7 @@ fn a_six_frames_a_second_camera_gives_its_blinks_on_time() {
         (tp, detected, gt) = (tp + s.blink.tp, detected + s.blink.detected, gt + s.blink.gt);
     }
     let (precision, recall) = (tp as f64 / detected.max(1) as f64, tp as f64 / gt.max(1) as f64);
-    assert!(recall >= 0.7 && precision >= 0.5, "6 fps, pooled: precision {precision:.2}, recall {recall:.2} ({tp} of {gt}, {detected} given)");
+    assert!(recall >= 0.85 && precision >= 0.75, "6 fps, pooled: precision {precision:.2}, recall {recall:.2} ({tp} of {gt}, {detected} given)");
 }
 
 /// The ZJU people laid over with head motion, each clip with its own seed

@@ -262,12 +262,6 @@ pub const EYE_REARM: f64 = 0.5;
 /// stays is no blink). A fixation outlasts such a frame; a blink does not.
 /// At higher rates a blink shows on several frames and the threshold holds.
 pub const GLIMPSE_FRAME_MS: f64 = 90.0;
-/// A blink is given as the eyes reopen, a frame after its last closed one:
-/// with frames more than this far apart (under 8 a second), that is two
-/// frames or more after its onset, past a quarter of a second. There, a
-/// closure whose first frame already looks like the person's closed eyes
-/// is given on that frame.
-pub const EARLY_BLINK_FRAME_MS: f64 = 125.0;
 pub const GLIMPSE_ON: f64 = 0.45;
 pub const GLIMPSE_BACK: f64 = 0.5;
 /// A departure that has not come back after this long is a blink only if the
