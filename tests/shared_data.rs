@@ -212,8 +212,8 @@ fn slower_and_smaller_cameras_still_see_the_blinks() {
 
 /// Six frames a second (every third frame of p1-c and p2's two clips): a
 /// blink is given as the eyes reopen, within the one frame the scorer
-/// allows there of the first frame that can show it, and p2's looks down
-/// are no blinks. Pooled over the three copies, precision and recall
+/// allows there of the first frame that can show it, and the first frame
+/// of p2's looks down is no blink. Pooled over the three copies, precision and recall
 /// 0.39/0.43 in the twentieth session; 0.52/0.73 with the twenty-first's
 /// blink given on its first closed frame, against copies labelled a frame
 /// early; 0.64/0.90 with that rule on copies labelled from the first frame
