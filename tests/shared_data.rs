@@ -183,10 +183,11 @@ fn a_small_camera_takes_no_look_for_a_long_blink() {
 
 /// Slower and smaller cameras (`facemouse resample`): 15 fps at 320×240,
 /// 7.5 fps at 320×240, and 10 fps. Floors of what the vision measures today
-/// (`docs/accuracy.md`, "Slower and smaller cameras"). The blink event comes
-/// as the eyes reopen, so at 10 fps and below it is one to three frames after
-/// the labelled onset, against a tolerance of two frames: these floors are
-/// lower than at 30 fps. Tracking must start at once, blinks or not.
+/// (`docs/accuracy.md`, "Slower and smaller cameras"). Every copy gives
+/// 1.00/1.00 since the copies are labelled from the first frame that can
+/// show a blink (twenty-third session); with the labels a frame early they
+/// looked worse than they were (focus-p1-b at 7.5 fps: 0.83/0.91), and the
+/// floors were 0.55/0.45 below 15 fps. Tracking must start at once, blinks or not.
 #[test]
 fn slower_and_smaller_cameras_still_see_the_blinks() {
     use facemouse::events::Event;
@@ -199,10 +200,7 @@ fn slower_and_smaller_cameras_still_see_the_blinks() {
         // gives a long blink (docs/accuracy.md); winks must not come.
         let winks = records.iter().flat_map(|r| &r.events).filter(|e| matches!(e, Event::WinkLeft | Event::WinkRight)).count();
         assert_eq!(winks, 0, "{label}: a wink where none was");
-        assert!(s.blink.recall.unwrap_or(0.0) >= 0.45 && s.blink.precision.unwrap_or(0.0) >= 0.55, "{label}: {:?}", s.blink);
-        if every < 3 {
-            assert!(s.blink.recall.unwrap_or(0.0) >= 0.7 && s.blink.precision.unwrap_or(0.0) >= 0.9, "{label}: {:?}", s.blink);
-        }
+        assert!(s.blink.recall.unwrap_or(0.0) >= 0.85 && s.blink.precision.unwrap_or(0.0) >= 0.85, "{label}: {:?}", s.blink);
         assert!(s.init_latency.after_first_blink_ms.unwrap_or(f64::INFINITY) <= 0.0, "{label}: {:?}", s.init_latency);
         if s.brow.gt > 0 {
             assert!(s.brow.precision.unwrap_or(0.0) >= 0.9 && s.brow.recall.unwrap_or(0.0) >= 0.9, "{label}: {:?}", s.brow);
@@ -261,7 +259,9 @@ fn assert_zju_floor(all: &[eval::Scores], recall: f64) {
 
 /// The ZJU people at 7.5 fps (every 4th frame): a blink there shows on
 /// one or two frames, often part way. Pooled floors below what the vision
-/// measures today (`docs/accuracy.md`: 0.94/0.88 for all eighteen; 0.83
+/// measures today (0.96/0.95 for all eighteen since the copies are labelled
+/// from the first frame that can show a blink; with the labels a frame
+/// early, `docs/accuracy.md`: 0.94/0.88, and 0.83
 /// while a blink under way as tracking started was lost, 0.78 while a start
 /// in a blink widened the span for the next second, 0.69 before a part-way
 /// blink could span two frames from 0.45 of the threshold). No long blink
@@ -277,7 +277,7 @@ fn the_zju_people_at_7_5_fps_keep_their_floor() {
         assert!(s.init_latency.frame.is_some(), "{}: never tracked", s.sequence);
         all.push(s);
     }
-    assert_zju_floor(&all, 0.85);
+    assert_zju_floor(&all, 0.9);
 }
 
 /// The ZJU people never raise their brows on purpose, but zju-s16's rise with
@@ -351,7 +351,7 @@ fn the_zju_people_moving_keep_their_blinks() {
         assert!(stray.is_empty(), "{} moving: {stray:?}", s.sequence);
         all.push(s);
     }
-    assert_zju_floor(&all, 0.85);
+    assert_zju_floor(&all, 0.9);
 }
 
 /// The eighteen ZJU people lit from behind (seeds 407 to 424, the `lit` set
