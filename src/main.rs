@@ -190,7 +190,7 @@ enum Command {
         /// Output folder.
         #[arg(long)]
         out: PathBuf,
-        /// Keep every Nth frame (2 turns 30 fps into 15).
+        /// Keep every Nth frame (2 turns 30 fps into 15); a kept frame is labelled closed or raised when any frame since the last kept one was.
         #[arg(long, default_value_t = 1)]
         every: usize,
         /// Scale the frames by this (0.5 turns 640×480 into 320×240).
