@@ -127,7 +127,7 @@ impl Speech {
             if let (Some(m), Some(n)) = (mouth, nose) {
                 let activity = m - n;
                 self.last_activity = Some(activity);
-                self.recent.push_back((t, activity > SPEECH_ACTIVE));
+                self.recent.push_back((t, self.moved_now()));
             }
         }
         let last = &self.samples[(self.next + SAMPLES - 1) % SAMPLES];
@@ -140,6 +140,13 @@ impl Speech {
         (slot.t, slot.valid) = (t, true);
         self.next = (self.next + 1) % SAMPLES;
         Ok(())
+    }
+
+    /// Whether the mouth moved as in speech on the last frame measured
+    /// (`SPEECH_ACTIVE`): one frame of what `talking` counts.
+    #[must_use]
+    pub fn moved_now(&self) -> bool {
+        self.last_activity.is_some_and(|a| a > SPEECH_ACTIVE)
     }
 
     /// Whether the person is talking: the mouth moved on at least

@@ -13,7 +13,7 @@ use super::params::{
     AHM_AGREE, AHM_FRONTAL, AHM_FRONTAL_NOD, SWITCH_NOD, SWITCH_POSE_DEG, BROW_EYES_BUSY, FACE_ANSWER_MS, FACE_START_SCORE, GENERIC_EYE_FLOOR, BROW_POSITION_FLOOR, BROW_SEARCH, BROW_TEMPLATE, BROW_TEMPLATE_RISE, DRIFT_CHECK_MS, DRIFT_GUARD_NCC, DRIFT_MAX, DRIFT_STRIKES, DRIFT_STRIKES_ANYWAY, EYE_SEARCH, FACE_IOD_RATIO,
     EYE_TEMPLATE, EYES_FLOOR, UNIFORM_EYE_SPREAD, BROW_SCALE_TAU_MS, FEATURE_DROP, FEATURE_FLOOR, FEATURE_SCORE_TAU_MS, FEATURE_SEARCH_MAX, FEATURE_SEARCH_MIN, FEATURE_TEMPLATE,
     HEAD_SPEED, IOD_RATIO, ASTRAY_CHECKS, PAIR_ASTRAY_AGREE, EYE_ASTRAY, LOST_AFTER_MS, CLOSED_TEMPLATE_MARGIN, EYE_REARM, OPEN_MATCH_MS, OPEN_MATCH_TAU_MS, MAX_TILT_DEG, OFFSET_TAU_MS, POSE_POINT_SEARCH, POSE_TEMPLATES, POSITION_FLOOR, REFRESH_MS,
-    RELIABLE_DROP, RELIABLE_FEATURE, SPEECH_ACTIVE, UNSURE_CHECK_MS, VELOCITY_TAU_MS,
+    RELIABLE_DROP, RELIABLE_FEATURE, UNSURE_CHECK_MS, VELOCITY_TAU_MS,
 };
 use super::stats::alpha;
 use super::{FeaturePoint, Observation, Phase, Vision, VisionError, add, axes, brows, dot, lerp, ncc, px, sub};
@@ -443,7 +443,7 @@ impl Vision {
         //     after a pause, as far as a meant raise (a public interview
         //     clip: a click 0.2 s into a phrase after a 1.3 s pause); a
         //     meant raise begins with the mouth still.
-        let mouth_moved = self.settings.talk_guard && self.speech.last_activity.is_some_and(|a| a > SPEECH_ACTIVE);
+        let mouth_moved = self.settings.talk_guard && self.speech.moved_now();
         if out.talking || turned {
             // Talking: a long closure is a blink (a look down while
             // speaking), a wink nothing, and a raise must be seen to start
