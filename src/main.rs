@@ -466,7 +466,7 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
     let mut detector = turns.then(|| models.face_detector());
     for dir in sequences {
         let seq = facemouse::lab::labels::Sequence::load(dir)?;
-        let run = || replay::collect_with(SourceSpec::Video { path: seq.video(), realtime: false }, &prof.settings, models.clone()).with_context(|| format!("cannot replay {}", dir.display()));
+        let run = || replay::collect_with(seq.source(), &prof.settings, models.clone()).with_context(|| format!("cannot replay {}", dir.display()));
         let mut runs = Vec::with_capacity(repeat as usize);
         for _ in 0..repeat {
             runs.push(run()?.0);

@@ -117,7 +117,7 @@ fn a_slow_small_camera_still_works() {
 fn the_demo_clip_is_tracked_with_every_gesture() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip");
     let seq = Sequence::load(&dir).expect("demo labels");
-    let (records, _) = replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, &Settings::default()).expect("replay");
+    let (records, _) = replay::collect(seq.source(), &Settings::default()).expect("replay");
     let s = eval::score(&seq, &records, None);
     assert_eq!(s.blink.tp, 5, "every short blink: {:?}", s.blink);
     assert_eq!(s.brow.recall, Some(1.0), "{:?}", s.brow);
@@ -449,7 +449,7 @@ fn generate(cfg: &SynthConfig) -> (tempfile::TempDir, Sequence) {
 
 /// `seq`'s video replayed as the app would with `settings`: the trace.
 fn replayed(seq: &Sequence, settings: &Settings) -> Vec<facemouse::trace::TraceRecord> {
-    replay::collect(SourceSpec::Video { path: seq.video(), realtime: false }, settings).expect("replay").0
+    replay::collect(seq.source(), settings).expect("replay").0
 }
 
 /// The frames on which anything acted (a click, a gesture a profile can

@@ -155,6 +155,12 @@ pub enum SourceSpec {
     Camera(CameraSelector),
     Video { path: PathBuf, realtime: bool },
     Folder { path: PathBuf, fps: f64, realtime: bool },
+    /// A recorded sequence's video, each frame at the time it was recorded
+    /// (`times_ms`, one a frame, from the labels), as a camera gave it: a
+    /// webcam's frames come at uneven intervals, and the container's rate
+    /// is only their average. Frames past the list come at that rate.
+    /// Never paced in real time.
+    Recorded { path: PathBuf, times_ms: Vec<f64> },
 }
 
 impl SourceSpec {
@@ -177,6 +183,7 @@ impl SourceSpec {
             Self::Camera(sel) => (Box::new(CameraSource::open(sel)?), true),
             Self::Video { path, realtime } => (Box::new(VideoFileSource::open(path)?), *realtime),
             Self::Folder { path, fps, realtime } => (Box::new(ImageFolderSource::open(path, *fps)?), *realtime),
+            Self::Recorded { path, times_ms } => (Box::new(VideoFileSource::open(path)?.with_times(times_ms)), false),
         })
     }
 }

@@ -20,6 +20,8 @@ pub struct VideoFileSource {
     frame_count: u64,
     /// The first frame, read at open time to prove the file decodes.
     first: Option<Mat>,
+    /// Each frame's time from the first (ms), when known; empty: at `fps`.
+    times: Vec<f64>,
 }
 
 impl VideoFileSource {
@@ -53,7 +55,45 @@ impl VideoFileSource {
         let fps = if fps.is_finite() && fps > 0.5 && fps < 1000.0 { fps } else { FALLBACK_FPS };
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let frame_count = cap.get(videoio::CAP_PROP_FRAME_COUNT).unwrap_or(0.0).max(0.0) as u64;
-        Ok(Self { path: path.to_path_buf(), cap, fps, next_index: 0, frame_count, first: Some(first) })
+        Ok(Self { path: path.to_path_buf(), cap, fps, next_index: 0, frame_count, first: Some(first), times: Vec::new() })
+    }
+
+    /// Gives each frame the time it was recorded at: `times_ms[i]` less the
+    /// first (see [`recorded_times`]). Frames past the list follow the last
+    /// at the container's rate.
+    #[must_use]
+    pub fn with_times(mut self, times_ms: &[f64]) -> Self {
+        self.times = recorded_times(times_ms);
+        self
+    }
+}
+
+/// Recorded frame times made usable: from the first frame, and never
+/// earlier than the one before (a time that is not a number, or that goes
+/// back, becomes the one before).
+fn recorded_times(times_ms: &[f64]) -> Vec<f64> {
+    let t0 = times_ms.first().copied().filter(|t| t.is_finite()).unwrap_or(0.0);
+    let mut last = 0.0_f64;
+    times_ms
+        .iter()
+        .map(|&t| {
+            let t = t - t0;
+            last = if t.is_finite() { t.max(last) } else { last };
+            last
+        })
+        .collect()
+}
+
+/// The time of frame `index` (ms from the first): its recorded time, or
+/// after the last recorded one at `fps`.
+#[allow(clippy::cast_precision_loss)]
+fn frame_time(times: &[f64], fps: f64, index: u64) -> f64 {
+    // (`index · 1000 / fps`, in that order: the times of every recording
+    // measured so far, to the last bit.)
+    match (usize::try_from(index).ok().and_then(|i| times.get(i)), times.last()) {
+        (Some(&t), _) => t,
+        (None, Some(&last)) => last + (index + 1 - times.len() as u64) as f64 * 1000.0 / fps,
+        (None, None) => index as f64 * 1000.0 / fps,
     }
 }
 
@@ -94,10 +134,29 @@ impl FrameSource for VideoFileSource {
             .update_gray()
             .map_err(|source| CaptureError::OpenCv { what: self.path.display().to_string(), source })?;
         frame.index = self.next_index;
-        #[allow(clippy::cast_precision_loss)]
-        let t = self.next_index as f64 * 1000.0 / self.fps;
-        frame.t_ms = t;
+        frame.t_ms = frame_time(&self.times, self.fps, self.next_index);
         self.next_index += 1;
         Ok(ReadOutcome::Frame)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_frame_comes_at_its_own_time() {
+        // A webcam's uneven intervals (ms since an arbitrary start), one going back, one not a number.
+        let times = recorded_times(&[1000.0, 1019.6, 1078.8, 1070.0, f64::NAN, 1140.2]);
+        let want = [0.0, 19.6, 78.8, 78.8, 78.8, 140.2];
+        assert_eq!(times.len(), want.len());
+        assert!(times.iter().zip(want).all(|(t, w)| (t - w).abs() < 1e-9), "{times:?}");
+        assert!((frame_time(&times, 20.0, 1) - 19.6).abs() < 1e-9);
+        assert!((frame_time(&times, 20.0, 5) - 140.2).abs() < 1e-9);
+        // Past the list: on from the last at the container's rate (20 fps, 50 ms).
+        assert!((frame_time(&times, 20.0, 6) - 190.2).abs() < 1e-9);
+        assert!((frame_time(&times, 20.0, 8) - 290.2).abs() < 1e-9);
+        // No times: at the container's rate.
+        assert!((frame_time(&[], 25.0, 10) - 400.0).abs() < 1e-9);
     }
 }

@@ -199,6 +199,10 @@ pub struct Sequence {
     pub meta: Meta,
 }
 
+/// Labelled frame times this close to the container's even rate (ms) are
+/// that rate, rounded: the labels give times to a tenth of a millisecond.
+const EVEN_WITHIN_MS: f64 = 0.5;
+
 impl Sequence {
     /// Reads `dir/labels.csv` and `dir/meta.json`.
     ///
@@ -224,6 +228,24 @@ impl Sequence {
     #[must_use]
     pub fn video(&self) -> PathBuf {
         self.dir.join("video.avi")
+    }
+
+    /// The video as the camera gave it: each frame at its labelled time
+    /// (`t_ms`), not at the container's average rate, when the two differ
+    /// (a webcam's uneven intervals: 18 to 87 ms in the FOCUS clips at 30
+    /// fps). Times within `EVEN_WITHIN_MS` of the container's rate are
+    /// that rate, rounded (generated clips and their copies): played at it.
+    #[must_use]
+    pub fn source(&self) -> crate::capture::SourceSpec {
+        let t0 = self.rows.first().map_or(0.0, |r| r.t_ms);
+        let step = 1000.0 / self.meta.fps;
+        #[allow(clippy::cast_precision_loss)]
+        let even = self.meta.fps > 0.0 && self.rows.iter().enumerate().all(|(i, r)| (r.t_ms - t0 - i as f64 * step).abs() <= EVEN_WITHIN_MS);
+        if even {
+            crate::capture::SourceSpec::Video { path: self.video(), realtime: false }
+        } else {
+            crate::capture::SourceSpec::Recorded { path: self.video(), times_ms: self.rows.iter().map(|r| r.t_ms).collect() }
+        }
     }
 
     /// Runs of `true` as inclusive `(start, end)` frame ranges.
@@ -253,6 +275,21 @@ impl Sequence {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sequence_plays_at_its_recorded_times_when_they_are_uneven() {
+        use crate::capture::SourceSpec;
+        let seq = |times: &[f64]| Sequence {
+            dir: PathBuf::from("s"),
+            rows: times.iter().enumerate().map(|(i, &t)| LabelRow { frame: i as u64, t_ms: t, ..LabelRow::default() }).collect(),
+            meta: Meta { fps: 30.0, ..Meta::default() },
+        };
+        // 30 fps rounded to a tenth of a millisecond: the container's even rate.
+        assert_eq!(seq(&[0.0, 33.3, 66.7, 100.0, 133.3]).source(), SourceSpec::Video { path: PathBuf::from("s/video.avi"), realtime: false });
+        // A webcam's uneven intervals (the FOCUS clips: 18 to 87 ms at 30 fps): as recorded.
+        let uneven = [0.0, 19.6, 78.8, 100.1, 133.0];
+        assert_eq!(seq(&uneven).source(), SourceSpec::Recorded { path: PathBuf::from("s/video.avi"), times_ms: uneven.to_vec() });
+    }
 
     #[test]
     fn csv_round_trips() {

@@ -10,7 +10,6 @@ use crate::face_model::Camera;
 use crate::pose::pnp::{self, Method};
 use crate::lab::pose_train;
 use crate::pose::sma::{self, Sma};
-use crate::capture::SourceSpec;
 use crate::profile::Settings;
 
 /// Noise levels of the synthetic test sets (pixels, at an eye distance of about 60).
@@ -124,7 +123,7 @@ pub fn run(model: &Sma, sequences: &[PathBuf], settings: &Settings) -> anyhow::R
     let mut seqs = Vec::new();
     let models = crate::models::Models::load();
     for seq in &loaded {
-        let (records, _) = crate::replay::collect_with(SourceSpec::Video { path: seq.video(), realtime: false }, settings, models.clone())?;
+        let (records, _) = crate::replay::collect_with(seq.source(), settings, models.clone())?;
         let scores = crate::lab::eval::score(seq, &records, None);
         let get = |p: &crate::lab::eval::PoseError| [p.yaw.unwrap_or(f64::NAN), p.pitch.unwrap_or(f64::NAN), p.roll.unwrap_or(f64::NAN)];
         seqs.push(SequenceRow { sequence: scores.sequence.clone(), frames: scores.pose_mae.frames, mae: get(&scores.pose_mae), mae_debiased: get(&scores.pose_mae_debiased) });
