@@ -329,11 +329,12 @@ fn heads_that_move_as_people_talk_keep_their_eyes_and_click_nothing() {
     let Some(p1c) = shared("focus-p1-c") else { return };
     let (_, records, s) = run_moved(tmp.path(), &p1c, "p1c-moving-small", 2, 0.6, Some(204));
     assert_eq!(stray_commands(&records), 0, "p1-c, moving: a long blink or a wink");
-    // 0.052 at even intervals; 0.100 with each frame at its recorded time
-    // (twenty-fourth session): the eye on the rim was placed again 20 s in.
-    assert!(s.eye_error.median.unwrap_or(1.0) < 0.11, "p1-c, moving: the eyes are off: {:?}", s.eye_error);
-    // 7 of 12 with each frame at its recorded time, while that eye is on the rim.
-    assert!(s.blink.recall.unwrap_or(0.0) >= 0.55, "p1-c, moving: {:?}", s.blink);
+    // With each frame at its recorded time (twenty-fourth session) the eye
+    // on the rim was placed again only 20 s in (0.100, 7 of 12 blinks): each
+    // search that found nothing like an eye there cost four more checks.
+    // Searched again at the next check instead: 6 s in, 0.089, 10 of 12.
+    assert!(s.eye_error.median.unwrap_or(1.0) < 0.1, "p1-c, moving: the eyes are off: {:?}", s.eye_error);
+    assert!(s.blink.recall.unwrap_or(0.0) >= 0.75, "p1-c, moving: {:?}", s.blink);
     for (name, seed) in [("zju/zju-s06-ftn", 11), ("zju/zju-s11-fnn", 16)] {
         let Some(dir) = shared(name) else { return };
         let (_, records, _) = run_moved(tmp.path(), &dir, &format!("moving-{seed}"), 1, 1.0, Some(seed));

@@ -557,13 +557,17 @@ impl Vision {
                         && eyes_open
                         && tr.drift_strikes == 0
                     {
-                        tr.astray = [0, 0];
+                        // The count stays until the eye is placed again (or
+                        // agrees): a search that finds nothing like an eye
+                        // now (a blink, a blurred frame) is tried again at
+                        // the next answer, not four answers later.
                         let (good, now, from, to) = if k == 0 { (tr.right.eye, tr.left.eye, face.re, face.le) } else { (tr.left.eye, tr.right.eye, face.le, face.re) };
                         if let Some(m) = self.generic.find_one(gray, k, add(good, sub(to, from)), now_iod)?
                             && m.score >= GENERIC_EYE_FLOOR
                             && dist(m.pos, now) >= EYE_ASTRAY * now_iod / 2.0
                         {
                             tracing::debug!("vision: eye {k} was off the detector's {ASTRAY_CHECKS} times in a row; placed again at {:?} (like an eye {:.2})", m.pos, m.score);
+                            tr.astray = [0, 0];
                             let (le, re) = if k == 0 { (m.pos, good) } else { (good, m.pos) };
                             if let Some(fresh) = self.take_templates(gray, le, re, t)? {
                                 return Ok(self.start_tracking(fresh));
