@@ -11,7 +11,8 @@
 #
 # Sets: mv, mvB, mvC (moved as a talking head; mvC at half the frame rate and
 # 0.6 of the size), lit (lit from behind), copies (slower and smaller), fresh
-# (the seventh session's p1/p2 copies), talk, talkB, talkC, talkD (generated
+# (the seventh session's p1/p2 copies), drop, dropB (a quarter and 0.4 of
+# the frames dropped at random, the rest at their own times), talk, talkB, talkC, talkD (generated
 # talking; C and D with glasses), expr (generated expressive talking: brows
 # that lift with speech as far as a meant raise, and raises meant in the
 # pauses), gl (generated glasses), smile (generated smiles), plus the
@@ -67,6 +68,8 @@ make)
         q resample "$s" --out "$out/mvB/$n-m$((100 + i))" --move $((100 + i))
         q resample "$s" --out "$out/mvC/$n-m$((200 + i))" --move $((200 + i)) --every 2 --scale 0.6
         q resample "$s" --out "$out/lit/$n-L$((400 + i))" --backlight $((400 + i))
+        q resample "$s" --out "$out/drop/$n-d$((500 + i))" --drop 0.25 --drop-seed $((500 + i))
+        q resample "$s" --out "$out/dropB/$n-D$((500 + i))" --drop 0.4 --drop-seed $((500 + i))
     done
     for s in "$data"/zju/*; do for e in 3 4 5; do q resample "$s" --out "$out/copies/$(basename "$s")-e$e" --every $e; done; done
     for s in "$data"/focus-*; do
@@ -85,7 +88,7 @@ make)
     ;;
 eval)
     B=${2:?usage: check-sets.sh eval BIN TRACES [OUT]}; traces=${3:?usage: check-sets.sh eval BIN TRACES [OUT]}; out=${4:-/tmp/cs}
-    for s in dev talk talkB talkC talkD expr gl smile mv mvB mvC lit copies fresh; do
+    for s in dev talk talkB talkC talkD expr gl smile mv mvB mvC lit copies fresh drop dropB; do
         if [ "$s" = dev ]; then set -- "$data"/focus-* "$data"/zju/*; else set -- "$out/$s"/*; fi
         rm -rf "${traces:?}/$s"; mkdir -p "$traces/$s"
         rows=$("$B" eval "$@" --trace-dir "$traces/$s" 2>/dev/null) || { echo "check-sets: $B eval failed on the set $s" >&2; exit 1; }

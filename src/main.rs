@@ -205,6 +205,12 @@ enum Command {
         /// Compress each frame as a cheap webcam's Motion-JPEG at this quality (1 to 100).
         #[arg(long = "jpeg", value_name = "QUALITY")]
         jpeg: Option<i32>,
+        /// Drop this share of the frames at random (0 to 0.9), as a webcam does in low light or on a busy machine; the frames left keep their own times.
+        #[arg(long = "drop", value_name = "SHARE")]
+        drop_share: Option<f64>,
+        /// The seed that picks the frames --drop drops.
+        #[arg(long, default_value_t = 1)]
+        drop_seed: u64,
     },
 }
 
@@ -403,10 +409,11 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::Resample { sequence, out, every, scale, motion, light, jpeg }) => {
-            let motion = motion.map(facemouse::lab::resample::Motion::new);
-            let light = light.map(facemouse::lab::resample::Light::new);
-            let meta = facemouse::lab::resample::resample(&sequence, &out, every, scale, motion.as_ref(), light.as_ref(), jpeg)?;
+        Some(Command::Resample { sequence, out, every, scale, motion, light, jpeg, drop_share, drop_seed }) => {
+            use facemouse::lab::resample::{Drops, Light, Motion, Options};
+            let (motion, light) = (motion.map(Motion::new), light.map(Light::new));
+            let drops = drop_share.map(|share| Drops { share, seed: drop_seed });
+            let meta = facemouse::lab::resample::resample(&sequence, &out, &Options { every, scale, motion: motion.as_ref(), light: light.as_ref(), jpeg, drops })?;
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }

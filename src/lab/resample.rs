@@ -28,6 +28,11 @@
 //! With a JPEG quality, each frame is last compressed as a cheap webcam's
 //! Motion-JPEG stream is, at that quality (blocks, ringing at the lids'
 //! edges, smeared lashes).
+//!
+//! With [`Drops`], frames are dropped at random, as a webcam drops them when
+//! the light is low or the machine is busy: the frames left come at uneven
+//! intervals, each at its own recorded time (`t_ms`), and are labelled as
+//! the kept frames of `every` are, by the frames since the last kept one.
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +57,8 @@ pub enum ResampleError {
     Arguments { every: usize, scale: f64 },
     #[error("a JPEG quality is 1 to 100, not {0}")]
     Quality(i32),
+    #[error("the share of frames to drop is 0 to 0.9, not {0}")]
+    Drops(f64),
     #[error("OpenCV failed while resampling: {0}")]
     OpenCv(#[from] opencv::Error),
     #[error("cannot write the sequence: {0}")]
@@ -181,20 +188,57 @@ fn apply(m: &[[f64; 3]; 2], p: crate::events::Point) -> crate::events::Point {
     [m[0][0] * p[0] + m[0][1] * p[1] + m[0][2], m[1][0] * p[0] + m[1][1] * p[1] + m[1][2]]
 }
 
-/// Writes `src` kept every `every` frames and scaled by `scale` to `out`
-/// (`video.avi`, `labels.csv`, `meta.json`), each frame moved by `motion`
-/// first if there is one, then seen in `light`, then compressed at JPEG
-/// quality `jpeg` (1 to 100); returns the new metadata.
+/// Frames dropped at random: each frame that `every` keeps, the first
+/// excepted, is dropped with probability `share`, drawn from `seed`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Drops {
+    pub share: f64,
+    pub seed: u64,
+}
+
+/// What `resample` does to a sequence (the module's documentation).
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    /// Keep every `every`th frame (1: all).
+    pub every: usize,
+    /// Scale each frame by this, in (0, 1].
+    pub scale: f64,
+    /// Move each frame as a talking head moves.
+    pub motion: Option<&'a Motion>,
+    /// Light the face from behind.
+    pub light: Option<&'a Light>,
+    /// Compress each frame at this JPEG quality (1 to 100).
+    pub jpeg: Option<i32>,
+    /// Drop frames at random.
+    pub drops: Option<Drops>,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Self { every: 1, scale: 1.0, motion: None, light: None, jpeg: None, drops: None }
+    }
+}
+
+/// Writes `src` kept every `every` frames (less the frames `drops` drops)
+/// and scaled by `scale` to `out` (`video.avi`, `labels.csv`, `meta.json`),
+/// each frame moved by `motion` first if there is one, then seen in
+/// `light`, then compressed at JPEG quality `jpeg` (1 to 100); returns the
+/// new metadata.
 ///
 /// # Errors
 /// A sequence that cannot be read, or an output that cannot be written.
-pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option<&Motion>, light: Option<&Light>, jpeg: Option<i32>) -> Result<Meta, ResampleError> {
+pub fn resample(src: &Path, out: &Path, opts: &Options<'_>) -> Result<Meta, ResampleError> {
+    let Options { every, scale, motion, light, jpeg, drops } = *opts;
     if every == 0 || !(scale > 0.0 && scale <= 1.0) {
         return Err(ResampleError::Arguments { every, scale });
     }
     if let Some(q) = jpeg.filter(|q| !(1..=100).contains(q)) {
         return Err(ResampleError::Quality(q));
     }
+    if let Some(d) = drops.filter(|d| !(0.0..=0.9).contains(&d.share)) {
+        return Err(ResampleError::Drops(d.share));
+    }
+    let mut dropper = drops.map(|d| (crate::lab::synth::Rng::new(d.seed), d.share));
     let seq = Sequence::load(src)?;
     let werr = |path: &Path, reason: String| ResampleError::Write { path: path.to_path_buf(), reason };
     // Never onto the sequence it reads (that turned 450 frames into 2), nor through a link.
@@ -202,7 +246,8 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
     let mut video = VideoFileSource::open(&seq.video())?;
     let (width, height) = (scaled(seq.meta.width, scale), scaled(seq.meta.height, scale));
     let size = Size::new(i32::try_from(width).unwrap_or(i32::MAX), i32::try_from(height).unwrap_or(i32::MAX));
-    let fps = seq.meta.fps / every as f64;
+    // The container's rate: the kept frames' average (their times are their own).
+    let fps = seq.meta.fps / every as f64 * (1.0 - drops.map_or(0.0, |d| d.share));
     let tmp = crate::fs::create_beside_keeping_extension(&path, "part").map_err(|e| werr(&path, e.to_string()))?;
     let mut kept = Vec::new();
     let mut maps = Vec::new();
@@ -219,7 +264,8 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
         let jpeg_params = opencv::core::Vector::<i32>::from_slice(&[opencv::imgcodecs::IMWRITE_JPEG_QUALITY, jpeg.unwrap_or(95)]);
         let mut index = 0usize;
         while let ReadOutcome::Frame = video.read(&mut frame)? {
-            if index.is_multiple_of(every) {
+            let dropped = index > 0 && dropper.as_mut().is_some_and(|(rng, share)| index.is_multiple_of(every) && rng.next_f64() < *share);
+            if index.is_multiple_of(every) && !dropped {
                 let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
                 let mut input = &frame.color;
                 if let Some(motion) = motion {
@@ -259,7 +305,8 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
         .filter_map(|(k, &i)| {
             // The frames since the last kept one: what happened between two
             // frames of the slower camera shows first on the next one.
-            let span = seq.rows.get(i.saturating_sub(every - 1)..=i)?;
+            let from = if k == 0 { i.saturating_sub(every - 1) } else { kept[k - 1] + 1 };
+            let span = seq.rows.get(from..=i)?;
             let own = span.last()?;
             let m = maps.get(k);
             let p = |q: Option<crate::events::Point>| q.map(|q| m.map_or(q, |m| apply(m, q))).map(|q| [q[0] * scale, q[1] * scale]);
@@ -297,7 +344,7 @@ pub fn resample(src: &Path, out: &Path, every: usize, scale: f64, motion: Option
     meta.frames = rows.len() as u64;
     meta.width = width;
     meta.height = height;
-    meta.extra.insert("resampled_from".into(), serde_json::json!({ "sequence": src.display().to_string(), "every": every, "scale": scale, "moved": motion.is_some(), "lit_from_behind": light.is_some(), "jpeg_quality": jpeg }));
+    meta.extra.insert("resampled_from".into(), serde_json::json!({ "sequence": src.display().to_string(), "every": every, "scale": scale, "moved": motion.is_some(), "lit_from_behind": light.is_some(), "jpeg_quality": jpeg, "dropped": drops.map(|d| serde_json::json!({ "share": d.share, "seed": d.seed })) }));
     crate::profile::write_atomic(&csv, &labels::to_csv(&rows)).map_err(|e| werr(&csv, e.to_string()))?;
     let text = serde_json::to_string_pretty(&meta).map_err(|e| werr(&mj, e.to_string()))?;
     crate::profile::write_atomic(&mj, &(text + "\n")).map_err(|e| werr(&mj, e.to_string()))?;
@@ -330,7 +377,7 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
         generated(&src, 5, 6.0, 40.0, true);
-        let meta = resample(&src, &out, 3, 0.5, None, None, None).expect("resample");
+        let meta = resample(&src, &out, &Options { every: 3, scale: 0.5, ..Options::default() }).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("resampled"));
         assert_eq!(b.rows.len(), a.rows.len().div_ceil(3));
         assert_eq!((meta.width, meta.height), (160, 120));
@@ -344,7 +391,10 @@ mod tests {
         let (ra, rb) = (&a.rows[9], &b.rows[3]);
         let (le_a, le_b) = (ra.le.expect("eye"), rb.le.expect("eye"));
         assert!((le_a[0] * 0.5 - le_b[0]).abs() < 0.01 && (ra.t_ms - rb.t_ms).abs() < 0.1);
-        assert!(resample(&src, &out, 0, 0.5, None, None, None).is_err() && resample(&src, &out, 2, 1.5, None, None, None).is_err() && resample(&src, &out, 1, 1.0, None, None, Some(0)).is_err());
+        assert!(resample(&src, &out, &Options { every: 0, scale: 0.5, ..Options::default() }).is_err()
+            && resample(&src, &out, &Options { every: 2, scale: 1.5, ..Options::default() }).is_err()
+            && resample(&src, &out, &Options { jpeg: Some(0), ..Options::default() }).is_err()
+            && resample(&src, &out, &Options { drops: Some(Drops { share: 0.95, seed: 1 }), ..Options::default() }).is_err());
     }
 
     /// Each blink of the slower copy begins on the first kept frame at or
@@ -356,7 +406,7 @@ mod tests {
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
         generated(&src, 5, 6.0, 40.0, true);
         let every = 4;
-        resample(&src, &out, every, 0.5, None, None, None).expect("resample");
+        resample(&src, &out, &Options { every, scale: 0.5, ..Options::default() }).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("resampled"));
         let onsets = |s: &Sequence| Sequence::runs(s.rows.iter().map(|r| r.eyes_closed)).into_iter().map(|(start, _)| start).collect::<Vec<_>>();
         let (sa, sb) = (onsets(&a), onsets(&b));
@@ -367,13 +417,49 @@ mod tests {
         assert!(sa.iter().any(|s| s % every != 0), "source onsets {sa:?}");
     }
 
+    /// A camera that drops frames: about the share asked for is gone, the
+    /// rest come at their own uneven times (and are played at them), each
+    /// blink is labelled from the first frame left at or after its start,
+    /// and the same seed drops the same frames.
+    #[test]
+    fn dropped_frames_leave_uneven_times_and_every_blink() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let src = tmp.path().join("src");
+        generated(&src, 5, 6.0, 40.0, true);
+        let dropped = |seed: u64, name: &str| {
+            let out = tmp.path().join(name);
+            resample(&src, &out, &Options { drops: Some(Drops { share: 0.3, seed }), ..Options::default() }).expect("resample");
+            Sequence::load(&out).expect("the copy")
+        };
+        let a = Sequence::load(&src).expect("source");
+        let (b, again, other) = (dropped(7, "b"), dropped(7, "again"), dropped(8, "other"));
+        let share = 1.0 - b.rows.len() as f64 / a.rows.len() as f64;
+        assert!((0.2..0.4).contains(&share), "{share:.2} of the frames dropped");
+        let times = |s: &Sequence| s.rows.iter().map(|r| r.t_ms).collect::<Vec<_>>();
+        assert_eq!(times(&b), times(&again), "the same seed, the same frames");
+        assert_ne!(times(&b), times(&other), "another seed, other frames");
+        let frames = opencv::videoio::VideoCapture::from_file(b.video().to_str().expect("utf-8"), opencv::videoio::CAP_ANY)
+            .and_then(|c| c.get(opencv::videoio::CAP_PROP_FRAME_COUNT))
+            .expect("the video opens");
+        assert!((frames - b.rows.len() as f64).abs() < 0.5, "{frames} frames for {} rows", b.rows.len());
+        let step = 1000.0 / a.meta.fps;
+        let gaps: Vec<f64> = times(&b).windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.iter().any(|g| *g > 1.5 * step) && gaps.iter().any(|g| *g < 1.5 * step), "uneven gaps: {gaps:?}");
+        assert!(matches!(b.source(), crate::capture::SourceSpec::Recorded { .. }), "played at its own times");
+        let onsets = |s: &Sequence| Sequence::runs(s.rows.iter().map(|r| r.eyes_closed)).into_iter().map(|(start, _)| s.rows[start].t_ms).collect::<Vec<_>>();
+        let (sa, sb) = (onsets(&a), onsets(&b));
+        assert!(!sa.is_empty(), "the source blinks");
+        let first_left = |t: f64| times(&b).into_iter().find(|&k| k >= t - 1e-9);
+        assert_eq!(sb.iter().map(|&t| Some(t)).collect::<Vec<_>>(), sa.iter().map(|&t| first_left(t)).collect::<Vec<_>>(), "source onsets {sa:?}");
+    }
+
     #[test]
     fn moved_frames_keep_their_labels_on_the_eyes() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
         generated(&src, 9, 4.0, 50.0, false);
         let motion = Motion::new(3);
-        resample(&src, &out, 1, 1.0, Some(&motion), None, None).expect("resample");
+        resample(&src, &out, &Options { motion: Some(&motion), ..Options::default() }).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("moved"));
         assert_eq!(a.rows.len(), b.rows.len());
         let frames = |s: &Sequence| {
@@ -422,7 +508,7 @@ mod tests {
         let (src, out) = (tmp.path().join("src"), tmp.path().join("out"));
         generated(&src, 9, 2.0, 50.0, false);
         let light = Light::new(5);
-        resample(&src, &out, 1, 1.0, None, Some(&light), None).expect("resample");
+        resample(&src, &out, &Options { light: Some(&light), ..Options::default() }).expect("resample");
         let (a, b) = (Sequence::load(&src).expect("source"), Sequence::load(&out).expect("lit"));
         assert_eq!(a.rows, b.rows.iter().map(|r| LabelRow { frame: r.frame, ..r.clone() }).collect::<Vec<_>>());
         let (fa, fb) = (first_frame(&a), first_frame(&b));
@@ -456,7 +542,7 @@ mod tests {
         let mut loss = Vec::new();
         for q in [90, 40, 10] {
             let out = tmp.path().join(format!("q{q}"));
-            resample(&src, &out, 1, 1.0, None, None, Some(q)).expect("resample");
+            resample(&src, &out, &Options { jpeg: Some(q), ..Options::default() }).expect("resample");
             let b = Sequence::load(&out).expect("compressed");
             assert_eq!(a.rows.len(), b.rows.len());
             assert_eq!(a.rows[0].le, b.rows[0].le);
@@ -464,6 +550,6 @@ mod tests {
             loss.push(opencv::core::norm2(&fa, &fb, opencv::core::NORM_L2, &opencv::core::no_array()).expect("norm"));
         }
         assert!(loss[0] < loss[1] && loss[1] < loss[2], "the error grows as the quality falls: {loss:?}");
-        assert!(matches!(resample(&src, &tmp.path().join("bad"), 1, 1.0, None, None, Some(101)), Err(ResampleError::Quality(101))));
+        assert!(matches!(resample(&src, &tmp.path().join("bad"), &Options { jpeg: Some(101), ..Options::default() }), Err(ResampleError::Quality(101))));
     }
 }
