@@ -181,8 +181,8 @@ fn stray_gestures(records: &[facemouse::trace::TraceRecord]) -> Vec<(u64, facemo
 
 /// A webcam that drops a quarter of its frames at random (low light, a busy
 /// machine; `facemouse resample --drop 0.25`, the seeds of the `drop` check
-/// set): the frames left come 1 to 4 source frames apart, each at its own
-/// time. Measured (twenty-fourth session): blinks 27 of 29 with 3 false
+/// set): the frames left come one, two or more source frames apart, each
+/// at its own time. Measured (twenty-fourth session): blinks 27 of 29 with 3 false
 /// (p1-brows-a, p2-brows-b, p1-c), raises 16 of 18, one of them given late;
 /// no raise outside a meant one, no long blink and no wink.
 #[test]
