@@ -6,8 +6,10 @@
 # and compare the rows and the events.
 #
 #   scripts/check-sets.sh make [OUT]              make every set into OUT (default /tmp/cs): about 10 min on 2 cores
-#   scripts/check-sets.sh eval BIN TRACES [OUT]   `BIN eval` on each set: its group rows (without the timing
-#                                                 column), then every event other than a blink, per set
+#   scripts/check-sets.sh eval BIN TRACES [OUT [ARGS...]]
+#                                                 `BIN eval` on each set: its group rows (without the timing
+#                                                 column), then every event other than a blink, per set;
+#                                                 ARGS go to `eval` (e.g. --jitter 1 --jitter-seed 2)
 #
 # Sets: mv, mvB, mvC (moved as a talking head; mvC at half the frame rate and
 # 0.6 of the size), lit (lit from behind), copies (slower and smaller), fresh
@@ -22,7 +24,13 @@ set -euo pipefail
 # Paths given are the caller's; the script works from the repository root.
 abs() { realpath -m -- "$1"; }
 args=()
-for a in "$@"; do case "$a" in make | eval) args+=("$a") ;; *) args+=("$(abs "$a")") ;; esac; done
+# The mode and up to three paths; what follows OUT goes to `eval` as it is.
+n=0
+for a in "$@"; do
+    n=$((n + 1))
+    if [ $n -gt 4 ]; then args+=("$a"); continue; fi
+    case "$a" in make | eval) args+=("$a") ;; *) args+=("$(abs "$a")") ;; esac
+done
 set -- "${args[@]}"
 cd "$(dirname "$0")/.."
 data=../shared/data
@@ -87,11 +95,12 @@ make)
     echo "check-sets: made in $out"
     ;;
 eval)
-    B=${2:?usage: check-sets.sh eval BIN TRACES [OUT]}; traces=${3:?usage: check-sets.sh eval BIN TRACES [OUT]}; out=${4:-/tmp/cs}
+    B=${2:?usage: check-sets.sh eval BIN TRACES [OUT [ARGS...]]}; traces=${3:?usage: check-sets.sh eval BIN TRACES [OUT [ARGS...]]}; out=${4:-/tmp/cs}
+    extra=("${@:5}")
     for s in dev talk talkB talkC talkD expr gl smile mv mvB mvC lit copies fresh drop dropB; do
         if [ "$s" = dev ]; then set -- "$data"/focus-* "$data"/zju/*; else set -- "$out/$s"/*; fi
         rm -rf "${traces:?}/$s"; mkdir -p "$traces/$s"
-        rows=$("$B" eval "$@" --trace-dir "$traces/$s" 2>/dev/null) || { echo "check-sets: $B eval failed on the set $s" >&2; exit 1; }
+        rows=$("$B" eval "$@" --trace-dir "$traces/$s" ${extra[@]+"${extra[@]}"} 2>/dev/null) || { echo "check-sets: $B eval failed on the set $s" >&2; exit 1; }
         grep '^| \*\*' <<<"$rows" | sed -E "s/\| worst [0-9]+\/[0-9]+ \|\$//; s/^/$s /"
     done
     scripts/set-events.py "$traces"

@@ -98,6 +98,13 @@ enum Command {
         /// Also measure tracking per bin of head yaw and pitch (for turning heads: `synth --turning`).
         #[arg(long)]
         turns: bool,
+        /// Move each frame's time by up to this many ms either way (at random, from --jitter-seed), as a camera's clock
+        /// jitters: a rule that turns on a time's last digits shows as a row that moves with the seed.
+        #[arg(long, value_name = "MS")]
+        jitter: Option<f64>,
+        /// The seed of --jitter.
+        #[arg(long, default_value_t = 1)]
+        jitter_seed: u64,
     },
     /// Active Hidden Models alone against the NCC trackers alone on generated turning heads, per bin of yaw and pitch.
     EvalAhm {
@@ -322,7 +329,10 @@ fn run() -> Result<()> {
             })?;
             print_summary(&summary, trace.as_deref())
         }
-        Some(Command::Eval { sequences, json, trace_dir, tol_s, repeat, turns }) => eval(&sequences, json, trace_dir.as_deref(), tol_s, repeat, turns, &profile_name),
+        Some(Command::Eval { sequences, json, trace_dir, tol_s, repeat, turns, jitter, jitter_seed }) => {
+            let jitter = jitter.map(|ms| (ms, jitter_seed));
+            eval(&sequences, &EvalOptions { json, trace_dir, tol_s, repeat, turns, jitter }, &profile_name)
+        }
         Some(Command::TrainPose { out }) => {
             let path = out.unwrap_or_else(facemouse::pose::default_model_path);
             let started = std::time::Instant::now();
@@ -463,7 +473,22 @@ fn run() -> Result<()> {
     }
 }
 
-fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, tol_s: Option<f64>, repeat: u32, turns: bool, profile_name: &str) -> Result<()> {
+/// `facemouse eval`'s options (its arguments).
+struct EvalOptions {
+    json: bool,
+    trace_dir: Option<PathBuf>,
+    tol_s: Option<f64>,
+    repeat: u32,
+    turns: bool,
+    /// Each frame's time moved by up to this many ms, from this seed.
+    jitter: Option<(f64, u64)>,
+}
+
+fn eval(sequences: &[PathBuf], opts: &EvalOptions, profile_name: &str) -> Result<()> {
+    let EvalOptions { json, ref trace_dir, tol_s, repeat, turns, jitter } = *opts;
+    if let Some((ms, _)) = jitter.filter(|(ms, _)| !(ms.is_finite() && *ms >= 0.0)) {
+        anyhow::bail!("--jitter is a time in ms, 0 or more, not {ms}");
+    }
     let prof = load_profile(profile_name)?;
     let mut all = Vec::new();
     let mut turned = Vec::new();
@@ -473,13 +498,14 @@ fn eval(sequences: &[PathBuf], json: bool, trace_dir: Option<&std::path::Path>, 
     let mut detector = turns.then(|| models.face_detector());
     for dir in sequences {
         let seq = facemouse::lab::labels::Sequence::load(dir)?;
-        let run = || replay::collect_with(seq.source(), &prof.settings, models.clone()).with_context(|| format!("cannot replay {}", dir.display()));
+        let source = jitter.map_or_else(|| seq.source(), |(ms, seed)| seq.source_jittered(ms, seed));
+        let run = || replay::collect_with(source.clone(), &prof.settings, models.clone()).with_context(|| format!("cannot replay {}", dir.display()));
         let mut runs = Vec::with_capacity(repeat as usize);
         for _ in 0..repeat {
             runs.push(run()?.0);
         }
         let records = facemouse::lab::eval::merge_runs(runs).with_context(|| format!("cannot repeat {}", dir.display()))?;
-        if let Some(td) = trace_dir {
+        if let Some(td) = trace_dir.as_deref() {
             std::fs::create_dir_all(td).with_context(|| format!("cannot create {}", td.display()))?;
             let name = dir.file_name().map_or_else(|| "trace".into(), |n| n.to_string_lossy().to_string());
             let mut w = facemouse::trace::TraceWriter::create(&td.join(format!("{name}.jsonl")))?;

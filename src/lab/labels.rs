@@ -248,6 +248,22 @@ impl Sequence {
         }
     }
 
+    /// [`Self::source`] with each frame's time moved by up to `jitter_ms`
+    /// either way (uniform, from `seed`), as a camera's clock jitters; a
+    /// time never goes before the one before it.
+    #[must_use]
+    pub fn source_jittered(&self, jitter_ms: f64, seed: u64) -> crate::capture::SourceSpec {
+        let mut rng = crate::lab::synth::Rng::new(seed);
+        let step = 1000.0 / self.meta.fps.max(1e-3);
+        let base: Vec<f64> = match self.source() {
+            crate::capture::SourceSpec::Recorded { times_ms, .. } => times_ms,
+            #[allow(clippy::cast_precision_loss)]
+            _ => (0..self.rows.len()).map(|i| i as f64 * step).collect(),
+        };
+        let times_ms = base.iter().map(|t| t + rng.uniform(-jitter_ms, jitter_ms)).collect();
+        crate::capture::SourceSpec::Recorded { path: self.video(), times_ms }
+    }
+
     /// Runs of `true` as inclusive `(start, end)` frame ranges.
     #[must_use]
     pub fn runs(flags: impl IntoIterator<Item = bool>) -> Vec<(usize, usize)> {
@@ -289,6 +305,25 @@ mod tests {
         // A webcam's uneven intervals (the FOCUS clips: 18 to 87 ms at 30 fps): as recorded.
         let uneven = [0.0, 19.6, 78.8, 100.1, 133.0];
         assert_eq!(seq(&uneven).source(), SourceSpec::Recorded { path: PathBuf::from("s/video.avi"), times_ms: uneven.to_vec() });
+    }
+
+    #[test]
+    fn a_jittered_clock_stays_within_its_bound_and_follows_its_seed() {
+        use crate::capture::SourceSpec;
+        let seq = Sequence {
+            dir: PathBuf::from("s"),
+            rows: (0..200).map(|i| LabelRow { frame: i, t_ms: (i as f64 * 100.0 / 3.0 * 10.0).round() / 10.0, ..LabelRow::default() }).collect(),
+            meta: Meta { fps: 30.0, ..Meta::default() },
+        };
+        let times = |seed| match seq.source_jittered(2.0, seed) {
+            SourceSpec::Recorded { times_ms, .. } => times_ms,
+            other => panic!("{other:?}"),
+        };
+        let (a, b) = (times(1), times(2));
+        assert!(a.iter().enumerate().all(|(i, t)| (t - i as f64 * 1000.0 / 30.0).abs() <= 2.0 + 1e-9), "within 2 ms of the even clock");
+        assert!(a.iter().enumerate().any(|(i, t)| (t - i as f64 * 1000.0 / 30.0).abs() > 1.0), "it moves them");
+        assert_eq!(a, times(1), "the same seed, the same clock");
+        assert_ne!(a, b, "another seed, another");
     }
 
     #[test]
