@@ -253,12 +253,16 @@ impl Sequence {
     /// time never goes before the one before it.
     #[must_use]
     pub fn source_jittered(&self, jitter_ms: f64, seed: u64) -> crate::capture::SourceSpec {
+        if jitter_ms <= 0.0 {
+            return self.source();
+        }
         let mut rng = crate::lab::synth::Rng::new(seed);
-        let step = 1000.0 / self.meta.fps.max(1e-3);
+        let fps = self.meta.fps.max(1e-3);
         let base: Vec<f64> = match self.source() {
             crate::capture::SourceSpec::Recorded { times_ms, .. } => times_ms,
+            // The container's clock, as `capture::video` counts it.
             #[allow(clippy::cast_precision_loss)]
-            _ => (0..self.rows.len()).map(|i| i as f64 * step).collect(),
+            _ => (0..self.rows.len()).map(|i| i as f64 * 1000.0 / fps).collect(),
         };
         let times_ms = base.iter().map(|t| t + rng.uniform(-jitter_ms, jitter_ms)).collect();
         crate::capture::SourceSpec::Recorded { path: self.video(), times_ms }
@@ -324,6 +328,7 @@ mod tests {
         assert!(a.iter().enumerate().any(|(i, t)| (t - i as f64 * 1000.0 / 30.0).abs() > 1.0), "it moves them");
         assert_eq!(a, times(1), "the same seed, the same clock");
         assert_ne!(a, b, "another seed, another");
+        assert_eq!(seq.source_jittered(0.0, 1), seq.source(), "no jitter: the clock as it is");
     }
 
     #[test]
