@@ -484,7 +484,7 @@ fn the_zju_people_moving_small_and_slow_keep_their_blinks() {
 /// lids turn back, as a blink from open eyes is. Both p2 clips pooled: at
 /// least 14 of her 18 blinks, precision at least 0.9 (it was 14, 0.82). With
 /// each frame at its recorded time (twenty-fourth session) 14, not 16: the
-/// look down she blinks inside at 20 s is taken as her open eyes one frame
+/// look down she blinks inside at 21.6 s is taken as her open eyes one frame
 /// before that blink (the same blink in both clips).
 #[test]
 fn blinks_inside_a_look_down_count_on_time() {
