@@ -241,7 +241,12 @@ impl Sequence {
         let step = 1000.0 / self.meta.fps;
         #[allow(clippy::cast_precision_loss)]
         let even = self.meta.fps > 0.0 && self.rows.iter().enumerate().all(|(i, r)| (r.t_ms - t0 - i as f64 * step).abs() <= EVEN_WITHIN_MS);
-        if even {
+        // Times that stand still or go back are no recording's clock.
+        let increasing = self.rows.windows(2).all(|w| w[1].t_ms > w[0].t_ms);
+        if !increasing && !even {
+            tracing::warn!("{}: the labelled frame times (t_ms) do not increase; the frames are played at the video's own rate", self.dir.display());
+        }
+        if even || !increasing {
             crate::capture::SourceSpec::Video { path: self.video(), realtime: false }
         } else {
             crate::capture::SourceSpec::Recorded { path: self.video(), times_ms: self.rows.iter().map(|r| r.t_ms).collect() }
@@ -309,6 +314,9 @@ mod tests {
         // A webcam's uneven intervals (the FOCUS clips: 18 to 87 ms at 30 fps): as recorded.
         let uneven = [0.0, 19.6, 78.8, 100.1, 133.0];
         assert_eq!(seq(&uneven).source(), SourceSpec::Recorded { path: PathBuf::from("s/video.avi"), times_ms: uneven.to_vec() });
+        // Times that stand still or go back are no clock: the video's own rate.
+        assert_eq!(seq(&[0.0, 0.0, 0.0, 0.0, 0.0]).source(), SourceSpec::Video { path: PathBuf::from("s/video.avi"), realtime: false });
+        assert_eq!(seq(&[0.0, 40.0, 20.0, 100.0, 133.0]).source(), SourceSpec::Video { path: PathBuf::from("s/video.avi"), realtime: false });
     }
 
     #[test]
