@@ -30,29 +30,30 @@ fn run_copy(tmp: &Path, dir: &Path, name: &str, every: usize, scale: f64) -> (Se
     run_moved(tmp, dir, name, every, scale, None)
 }
 
+/// `run` on a copy of `dir` in `tmp/name` made by `facemouse resample` with `opts`.
+fn run_resampled(tmp: &Path, dir: &Path, name: &str, opts: &facemouse::lab::resample::Options<'_>) -> (Sequence, Vec<facemouse::trace::TraceRecord>, eval::Scores) {
+    let out = tmp.join(name);
+    facemouse::lab::resample::resample(dir, &out, opts).expect("resample");
+    run(&out)
+}
+
 /// `run_copy`, each frame moved as a talking head moves with the motion of `seed` (`facemouse resample --move`).
 fn run_moved(tmp: &Path, dir: &Path, name: &str, every: usize, scale: f64, seed: Option<u64>) -> (Sequence, Vec<facemouse::trace::TraceRecord>, eval::Scores) {
-    let out = tmp.join(name);
     let motion = seed.map(facemouse::lab::resample::Motion::new);
-    facemouse::lab::resample::resample(dir, &out, &facemouse::lab::resample::Options { every, scale, motion: motion.as_ref(), ..Default::default() }).expect("resample");
-    run(&out)
+    run_resampled(tmp, dir, name, &facemouse::lab::resample::Options { every, scale, motion: motion.as_ref(), ..Default::default() })
 }
 
 /// `run` on a copy of `dir` in `tmp/name` with `share` of its frames dropped
 /// at random by `seed` (`facemouse resample --drop`), the rest at their own times.
 fn run_dropped(tmp: &Path, dir: &Path, name: &str, share: f64, seed: u64) -> (Sequence, Vec<facemouse::trace::TraceRecord>, eval::Scores) {
-    let out = tmp.join(name);
     let drops = facemouse::lab::resample::Drops { share, seed };
-    facemouse::lab::resample::resample(dir, &out, &facemouse::lab::resample::Options { drops: Some(drops), ..Default::default() }).expect("resample");
-    run(&out)
+    run_resampled(tmp, dir, name, &facemouse::lab::resample::Options { drops: Some(drops), ..Default::default() })
 }
 
 /// `run` on a copy of `dir` in `tmp/name` lit from behind with the light of `seed` (`facemouse resample --backlight`).
 fn run_lit(tmp: &Path, dir: &Path, name: &str, seed: u64) -> (Sequence, Vec<facemouse::trace::TraceRecord>, eval::Scores) {
-    let out = tmp.join(name);
     let light = facemouse::lab::resample::Light::new(seed);
-    facemouse::lab::resample::resample(dir, &out, &facemouse::lab::resample::Options { light: Some(&light), ..Default::default() }).expect("resample");
-    run(&out)
+    run_resampled(tmp, dir, name, &facemouse::lab::resample::Options { light: Some(&light), ..Default::default() })
 }
 
 /// `facemouse eval` must reproduce the reference scorer's numbers.

@@ -31,7 +31,7 @@ use opencv::prelude::*;
 pub use camera::{CameraEntry, CameraSelector, CameraSource, list_cameras, resolve as resolve_camera};
 pub use folder::ImageFolderSource;
 pub use slot::{Slot, SlotPolicy, SourceStatus, Taken};
-pub use video::VideoFileSource;
+pub use video::{VideoFileSource, even_time};
 
 /// One captured image with its place in the input.
 pub struct Frame {

@@ -84,16 +84,22 @@ fn recorded_times(times_ms: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// The time of frame `index` (ms from the first) at an even `fps`:
+/// `index · 1000 / fps`, in that order (the times of every recording
+/// measured so far, to the last bit).
+#[must_use]
+#[allow(clippy::cast_precision_loss)]
+pub fn even_time(index: u64, fps: f64) -> f64 {
+    index as f64 * 1000.0 / fps
+}
+
 /// The time of frame `index` (ms from the first): its recorded time, or
 /// after the last recorded one at `fps`.
-#[allow(clippy::cast_precision_loss)]
 fn frame_time(times: &[f64], fps: f64, index: u64) -> f64 {
-    // (`index · 1000 / fps`, in that order: the times of every recording
-    // measured so far, to the last bit.)
     match (usize::try_from(index).ok().and_then(|i| times.get(i)), times.last()) {
         (Some(&t), _) => t,
-        (None, Some(&last)) => last + (index + 1 - times.len() as u64) as f64 * 1000.0 / fps,
-        (None, None) => index as f64 * 1000.0 / fps,
+        (None, Some(&last)) => last + even_time(index + 1 - times.len() as u64, fps),
+        (None, None) => even_time(index, fps),
     }
 }
 

@@ -237,20 +237,23 @@ impl Sequence {
     /// that rate, rounded (generated clips and their copies): played at it.
     #[must_use]
     pub fn source(&self) -> crate::capture::SourceSpec {
+        match self.recorded_times() {
+            Some(times_ms) => crate::capture::SourceSpec::Recorded { path: self.video(), times_ms },
+            None => crate::capture::SourceSpec::Video { path: self.video(), realtime: false },
+        }
+    }
+
+    /// The labelled frame times, where the video is to be played at them
+    /// (see [`Self::source`]); `None`: at the container's even rate.
+    fn recorded_times(&self) -> Option<Vec<f64>> {
         let t0 = self.rows.first().map_or(0.0, |r| r.t_ms);
-        let step = 1000.0 / self.meta.fps;
-        #[allow(clippy::cast_precision_loss)]
-        let even = self.meta.fps > 0.0 && self.rows.iter().enumerate().all(|(i, r)| (r.t_ms - t0 - i as f64 * step).abs() <= EVEN_WITHIN_MS);
+        let even = self.meta.fps > 0.0 && (0..).zip(&self.rows).all(|(i, r)| (r.t_ms - t0 - crate::capture::even_time(i, self.meta.fps)).abs() <= EVEN_WITHIN_MS);
         // Times that stand still or go back are no recording's clock.
         let increasing = self.rows.windows(2).all(|w| w[1].t_ms > w[0].t_ms);
         if !increasing && !even {
             tracing::warn!("{}: the labelled frame times (t_ms) do not increase; the frames are played at the video's own rate", self.dir.display());
         }
-        if even || !increasing {
-            crate::capture::SourceSpec::Video { path: self.video(), realtime: false }
-        } else {
-            crate::capture::SourceSpec::Recorded { path: self.video(), times_ms: self.rows.iter().map(|r| r.t_ms).collect() }
-        }
+        (increasing && !even).then(|| self.rows.iter().map(|r| r.t_ms).collect())
     }
 
     /// [`Self::source`] with each frame's time moved by up to `jitter_ms`
@@ -263,12 +266,7 @@ impl Sequence {
         }
         let mut rng = crate::lab::synth::Rng::new(seed);
         let fps = self.meta.fps.max(1e-3);
-        let base: Vec<f64> = match self.source() {
-            crate::capture::SourceSpec::Recorded { times_ms, .. } => times_ms,
-            // The container's clock, as `capture::video` counts it.
-            #[allow(clippy::cast_precision_loss)]
-            _ => (0..self.rows.len()).map(|i| i as f64 * 1000.0 / fps).collect(),
-        };
+        let base = self.recorded_times().unwrap_or_else(|| (0..self.rows.len() as u64).map(|i| crate::capture::even_time(i, fps)).collect());
         let times_ms = base.iter().map(|t| t + rng.uniform(-jitter_ms, jitter_ms)).collect();
         crate::capture::SourceSpec::Recorded { path: self.video(), times_ms }
     }

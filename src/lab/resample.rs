@@ -264,8 +264,8 @@ pub fn resample(src: &Path, out: &Path, opts: &Options<'_>) -> Result<Meta, Resa
         let jpeg_params = opencv::core::Vector::<i32>::from_slice(&[opencv::imgcodecs::IMWRITE_JPEG_QUALITY, jpeg.unwrap_or(95)]);
         let mut index = 0usize;
         while let ReadOutcome::Frame = video.read(&mut frame)? {
-            let dropped = index > 0 && dropper.as_mut().is_some_and(|(rng, share)| index.is_multiple_of(every) && rng.next_f64() < *share);
-            if index.is_multiple_of(every) && !dropped {
+            // (A frame `every` skips draws nothing.)
+            if index.is_multiple_of(every) && !(index > 0 && dropper.as_mut().is_some_and(|(rng, share)| rng.next_f64() < *share)) {
                 let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
                 let mut input = &frame.color;
                 if let Some(motion) = motion {
