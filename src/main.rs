@@ -363,12 +363,14 @@ fn run() -> Result<()> {
             let set = keyboard_eval::load_phrases(&phrases)?;
             // The pointer's speed: eval-pointer's throughput of the default
             // (relative) and the calibrated (absolute) mapping, selecting by
-            // dwell, over the movement alone (the time model adds the dwell
-            // of each selection itself).
+            // a menu's dwell (a key fires once the pointer has stayed on it
+            // for the dwell, counted from its arrival: `ui::activate`), over
+            // the movement alone (the time model adds the dwell of each
+            // selection itself).
             let pointing = facemouse::lab::pointer_eval::evaluate(1);
             let throughputs: Vec<keyboard_eval::Throughput> = ["relative (feature)", "absolute (feature, 20×10 px)"]
                 .iter()
-                .filter_map(|mode| pointing.iter().find(|r| r.mode == *mode && r.click == facemouse::lab::pointer_eval::ClickMethod::Dwell))
+                .filter_map(|mode| pointing.iter().find(|r| r.mode == *mode && r.click == facemouse::lab::pointer_eval::ClickMethod::DwellOnTarget))
                 .map(|r| keyboard_eval::Throughput { mode: r.mode.clone(), bits_per_s: r.movement_throughput })
                 .collect();
             let settings = settings_for(&profile)?;

@@ -25,6 +25,10 @@ use crate::vision::Observation;
 pub enum ClickMethod {
     Dwell,
     BrowRaise,
+    /// A menu's dwell: the target fires once the pointer has stayed on it
+    /// for the dwell time, counted from when the pointer came onto it
+    /// (`ui::activate`), however it moves inside.
+    DwellOnTarget,
 }
 
 /// One row of the table.
@@ -270,7 +274,20 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
             let mut raise_until: Option<f64> = None;
             let mut selecting_from = None;
             let mut clicked = None;
+            let mut on_since: Option<f64> = None;
             while s.t - start_t < TRIAL_LIMIT_S {
+                if click == ClickMethod::DwellOnTarget {
+                    if dist(s.pointer, target) <= width / 2.0 {
+                        let since = *on_since.get_or_insert(s.t);
+                        if s.t - since >= mode.settings.dwell_ms / 1000.0 - 1e-9 {
+                            clicked = Some(s.pointer);
+                            selecting_from = Some(since);
+                            break;
+                        }
+                    } else {
+                        on_since = None;
+                    }
+                }
                 let p = s.seen_pointer();
                 let inside = dist(p, target) <= width / 2.0;
                 if inside {
@@ -310,7 +327,7 @@ pub fn run(user: SimUser, mode: &Mode, click: ClickMethod, seed: u64) -> Pointer
             // start (the click comes one dwell later), or the look before a raise.
             let end = match click {
                 ClickMethod::Dwell => s.t - mode.settings.dwell_ms / 1000.0,
-                ClickMethod::BrowRaise => selecting_from.unwrap_or(s.t),
+                ClickMethod::BrowRaise | ClickMethod::DwellOnTarget => selecting_from.unwrap_or(s.t),
             };
             moves.push((end - start_t).max(1.0 / FPS));
             // Deviation along the task axis (from the previous target to this one).
@@ -371,7 +388,7 @@ pub fn evaluate(seed: u64) -> Vec<PointerResult> {
     let user = SimUser::default();
     let mut out = Vec::new();
     for (i, mode) in modes(&user).iter().enumerate() {
-        for click in [ClickMethod::Dwell, ClickMethod::BrowRaise] {
+        for click in [ClickMethod::Dwell, ClickMethod::DwellOnTarget, ClickMethod::BrowRaise] {
             out.push(run(user, mode, click, seed.wrapping_add(i as u64 * 7)));
         }
     }
@@ -389,6 +406,7 @@ pub fn table(rows: &[PointerResult], corners: usize) -> String {
             match r.click {
                 ClickMethod::Dwell => "dwell 1 s",
                 ClickMethod::BrowRaise => "eyebrow raise",
+                ClickMethod::DwellOnTarget => "dwell 1 s on the target",
             },
             r.trials,
             r.throughput,
@@ -435,6 +453,24 @@ mod tests {
         let implied_move = bits / r.movement_throughput;
         assert!(r.movement_throughput > r.throughput, "{r:?}");
         assert!((r.time_to_target_s - implied_move - dwell).abs() < 0.35 * dwell, "{r:?}: the movement is {implied_move:.2} s of {:.2} s", r.time_to_target_s);
+    }
+
+    /// A menu's dwell counts from when the pointer comes onto the target,
+    /// not from when it settles: the same user selects sooner, every
+    /// selection on its target, in every mode.
+    #[test]
+    fn a_menus_dwell_counts_from_the_pointers_arrival() {
+        let user = SimUser::default();
+        for mode in modes(&user) {
+            let settled = run(user, &mode, ClickMethod::Dwell, 3);
+            let arrived = run(user, &mode, ClickMethod::DwellOnTarget, 3);
+            assert_eq!(arrived.error_rate, 0.0, "{arrived:?}");
+            assert!(arrived.time_to_target_s < settled.time_to_target_s, "{arrived:?} against {settled:?}");
+            // Each selection is the movement and one whole dwell.
+            let bits = arrived.throughput * arrived.time_to_target_s;
+            let implied_move = bits / arrived.movement_throughput;
+            assert!(arrived.time_to_target_s - implied_move >= 0.95 * mode.settings.dwell_ms / 1000.0, "{arrived:?}");
+        }
     }
 }
 
