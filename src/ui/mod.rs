@@ -615,7 +615,7 @@ const MAX_NOTES: usize = 2;
 /// The line under the state while a gesture waits for something the user
 /// can do: the long blink (and winks), until one of the person's blinks has been seen.
 fn waiting_hint(s: &Snapshot) -> Option<&'static str> {
-    (s.frame_seq > 0 && !s.paused && s.long_blink_waits).then_some("Blink once, naturally: the long blink and winks work once Facemouse has seen one of your blinks")
+    (s.frame_seq > 0 && !s.paused && s.long_blink_waits).then_some("Blink once, naturally: the long blink and winks work after it")
 }
 
 fn state_text(s: &Snapshot) -> (String, Tone) {
@@ -756,10 +756,15 @@ impl FacemouseApp {
         egui::Panel::top("status").show(ui, |ui| {
             let (text, tone) = state_text(&snap);
             let palette = Palette::of(ui);
-            ui.label(RichText::new(text).size(30.0).strong().color(palette.tone(tone)));
-            if let Some(hint) = waiting_hint(&snap) {
-                ui.label(RichText::new(hint).size(22.0).color(palette.tone(Tone::Info)));
-            }
+            // The request for a first blink beside the state, not under it: a
+            // line more pushed the picture out of a window docked above the
+            // menu, as the user was asked to blink at it.
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(text).size(30.0).strong().color(palette.tone(tone)));
+                if let Some(hint) = waiting_hint(&snap) {
+                    ui.add(egui::Label::new(RichText::new(hint).size(22.0).color(palette.tone(Tone::Info))).truncate());
+                }
+            });
             if let Some((grace, since)) = &mut self.login_grace {
                 let left = *grace - (t - *since.get_or_insert(t));
                 if left > 0.0 {
