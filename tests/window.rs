@@ -703,6 +703,28 @@ fn the_request_for_a_first_blink_leaves_the_picture_in_view() {
     }
 }
 
+/// However little room is left above the controls (a status line, a note,
+/// a lower window), the plot and its legend stay above them: a plot given
+/// at least 60 points under its title ran 20 points into the controls, its
+/// legend over Pause's row.
+#[test]
+fn the_plot_never_runs_into_the_controls() {
+    for extra in (0..=80).step_by(8) {
+        let size = egui::vec2(853.0, 380.0 + extra as f32);
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let access = instance::open_profile(tmp.path(), "default").expect("lock");
+        let (mut h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
+        show_a_camera_picture(&snap);
+        h.run_steps(3);
+        let pause = h.get_by_label("Pause").rect();
+        let title = h.query_by_label_contains("Eye closure and eyebrow lift").map(|n| n.rect());
+        assert!(title.is_none_or(|t| t.bottom() <= pause.top()), "{size:?}: the plot's title at {title:?}, Pause at {pause:?}");
+        if let Some(legend) = h.query_by_label("threshold").map(|n| n.rect()) {
+            assert!(legend.bottom() <= pause.top(), "{size:?}: the legend at {legend:?} runs into Pause at {pause:?}");
+        }
+    }
+}
+
 /// Beside a keyboard docked deep at the side of a 1280×720 screen (the
 /// main window 384 points wide), every control is inside the window, below
 /// the picture and the plot: one control a row made them taller than the

@@ -787,7 +787,8 @@ impl FacemouseApp {
             // What the last action did (saved, refused, started …), in words,
             // at the top where it is always in view.
             if !self.status_message.is_empty() {
-                ui.label(RichText::new(&self.status_message).size(20.0));
+                // One line (the whole on hover): two took the room of the picture and the plot.
+                ui.add(egui::Label::new(RichText::new(&self.status_message).size(20.0)).truncate());
             }
         });
         self.choices.refresh();
@@ -1624,16 +1625,44 @@ fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot
 }
 
 /// The eye closure and the brow lift over the last seconds, in at most `max_h` points.
+/// The plot's title row (points), above the plot.
+const PLOT_TITLE_H: f32 = 30.0;
+/// The plot's legend (three rows) is drawn only in a plot at least this
+/// tall (points); in a lower one it overflowed the plot, over the controls,
+/// and the title's colours say the same.
+const PLOT_LEGEND_MIN_H: f32 = 90.0;
+
+/// The plot's height in `max_h` points with its title above it: never more
+/// than there is room for, at most 260 points.
+fn plot_height(max_h: f32) -> f32 {
+    (max_h - PLOT_TITLE_H).clamp(0.0, 260.0)
+}
+
 fn plot_ui(ui: &mut egui::Ui, history: &VecDeque<(f64, f64, f64)>, s: &Settings, max_h: f32) {
     use egui_plot::{HLine, Legend, Line, Plot, PlotPoints};
+    const CLOSURE: Color32 = Color32::from_rgb(210, 60, 60);
+    const LIFT: Color32 = Color32::from_rgb(60, 110, 230);
+    const THRESHOLD: Color32 = Color32::from_rgb(80, 170, 60);
     let now = history.back().map_or(0.0, |h| h.0);
     let closure: Vec<[f64; 2]> = history.iter().map(|h| [h.0 - now, h.1]).collect();
     let lift: Vec<[f64; 2]> = history.iter().map(|h| [h.0 - now, h.2 / s.vision.brow_on]).collect();
-    ui.label(RichText::new("Eye closure and eyebrow lift (1 = where a blink or a raise starts)").size(16.0));
-    Plot::new("signals").height((max_h - 30.0).clamp(60.0, 260.0)).legend(Legend::default()).include_y(0.0).include_y(1.2).show(ui, |p| {
-        p.line(Line::new("eye closure", PlotPoints::from(closure)));
-        p.line(Line::new("eyebrow lift", PlotPoints::from(lift)));
-        p.hline(HLine::new("threshold", 1.0));
+    // The title names each line in its colour, so the plot reads without its legend.
+    let mut title = egui::text::LayoutJob::default();
+    let font = egui::FontId::proportional(16.0);
+    let text = ui.visuals().text_color();
+    for (part, colour) in [("Eye closure", CLOSURE), (" and ", text), ("eyebrow lift", LIFT), (" (", text), ("1", THRESHOLD), (" = where a blink or a raise starts)", text)] {
+        title.append(part, 0.0, egui::TextFormat::simple(font.clone(), colour));
+    }
+    ui.add(egui::Label::new(title).truncate());
+    let height = plot_height(max_h);
+    let mut plot = Plot::new("signals").height(height).include_y(0.0).include_y(1.2);
+    if height >= PLOT_LEGEND_MIN_H {
+        plot = plot.legend(Legend::default());
+    }
+    plot.show(ui, |p| {
+        p.line(Line::new("eye closure", PlotPoints::from(closure)).color(CLOSURE));
+        p.line(Line::new("eyebrow lift", PlotPoints::from(lift)).color(LIFT));
+        p.hline(HLine::new("threshold", 1.0).color(THRESHOLD));
     });
 }
 
