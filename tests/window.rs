@@ -192,6 +192,9 @@ fn the_wizard_is_cancelled_by_dwell_and_keeps_the_old_settings() {
     let before = std::fs::read(tmp.path().join("profiles/default/settings.toml")).expect("settings");
     h.run_steps(2);
     assert!(h.query_by_label_contains("blink naturally").is_some(), "the wizard shows its first step");
+    // As large a target as the main window's controls (it was 92x33 points).
+    let cancel = h.get_by_label("Cancel").rect();
+    assert!(cancel.width() >= 200.0 && cancel.height() >= 52.0, "Cancel is {cancel:?}");
     rest_on(&mut h, "Cancel", 12);
     assert!(h.query_by_label_contains("Calibration not saved: cancelled").is_some(), "the status says it was cancelled");
     assert!(h.query_by_label("Cancel").is_none(), "the wizard is gone");

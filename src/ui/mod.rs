@@ -1460,7 +1460,8 @@ impl FacemouseApp {
                 ui.label(RichText::new(text).size(22.0).color(Palette::of(ui).tone(tone)));
                 // Cancel, by dwell, the switch's click, or (scanning: it is
                 // the one control, always lit) the switch: the old calibration stays.
-                let r = ui.add(style::target_button(ui, RichText::new("Cancel").size(26.0), scanning));
+                // As large as the main window's controls: a head pointer must be able to rest on it.
+                let r = ui.add(style::target_button(ui, RichText::new("Cancel").size(26.0), scanning).min_size(egui::vec2(MAIN_TARGET[0], MAIN_TARGET[1])));
                 if act.target(ui, &r, dwell_ms) || std::mem::take(&mut self.wizard_cancel) {
                     w.cancel();
                 }
