@@ -748,6 +748,9 @@ fn a_narrow_main_window_keeps_every_control_in_view() {
             let r = h.get_by_label(label).rect();
             assert!(window.contains_rect(r), "{label} at {r:?} is outside the {size:?} window");
         }
+        // The figures' line too, the head pose in it (wrapped, it fell off the bottom).
+        let line = h.get_by_label_contains("Head pose").rect();
+        assert!(window.contains_rect(line) && line.height() < 30.0, "the figures' line at {line:?} in the {size:?} window");
         let title = h.query_by_label_contains("Eye closure and eyebrow lift").map(|n| n.rect());
         assert_eq!(title.is_some(), figures, "{size:?}: the plot is shown where it has room, and only there");
         if let Some(title) = title {

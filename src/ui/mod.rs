@@ -880,10 +880,16 @@ impl FacemouseApp {
             });
             // The figures under the controls, on a line of their own (in the
             // controls' flow, a wrapped line fell off the window's bottom).
-            ui.horizontal_wrapped(|ui| {
-                ui.label(format!("{:.0} fps · {:.1} ms per frame · {}", snap.fps, f64::from(u32::try_from(snap.record.proc_us).unwrap_or(u32::MAX)) / 1000.0, snap.source));
-                ui.label(pose_line(snap.record.pose.as_ref()));
-            });
+            // One line, the source last (the whole on hover): wrapped, its
+            // second line fell off the bottom of a window beside a side dock.
+            let figures = format!(
+                "{:.0} fps · {:.1} ms per frame · {} · {}",
+                snap.fps,
+                f64::from(u32::try_from(snap.record.proc_us).unwrap_or(u32::MAX)) / 1000.0,
+                pose_line(snap.record.pose.as_ref()),
+                snap.source
+            );
+            ui.add(egui::Label::new(figures).truncate());
         });
         self.main_controls = hover.next;
         self.main_columns = hover.first_row.max(1);
