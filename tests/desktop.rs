@@ -588,6 +588,48 @@ fn the_menu_window_docks_to_the_chosen_edge_inside_the_screen() {
     }
 }
 
+/// With a window manager that gives each window a title bar, the docked
+/// menu, its frame and all, stays on the screen: placed by its frame and
+/// sized by its inside, it reached 20 pixels (the title bar) under the
+/// screen's bottom edge, where a side dock's navigation row is; and the main
+/// window, pushed aside, keeps its frame on the screen too.
+#[test]
+fn the_docked_menu_and_its_title_bar_stay_on_the_screen() {
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(mut wm) = common::openbox(&x) else { return };
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    let mut seen = Vec::new();
+    for dock in ["bottom", "right"] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        default_profile(&tmp.path().join("config"), &format!("[ui]\nmenu_dock = \"{dock}\"\n"));
+        let mut fm = facemouse(&x, &tmp.path().join("config")).arg("--source").arg(&clip).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+        std::thread::sleep(Duration::from_secs(7));
+        for name in ["^Facemouse menu$", "^Facemouse$"] {
+            let id = xdotool(&x, &["search", "--name", name]).unwrap_or_default();
+            // xwininfo's absolute place (under a reparenting window manager
+            // xdotool's counts the frame's offset twice).
+            let geometry = std::process::Command::new("xwininfo")
+                .env("DISPLAY", &x.display)
+                .args(["-id", id.lines().next().unwrap_or("0")])
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
+                .unwrap_or_default();
+            let field = |k: &str| geometry.lines().find_map(|l| l.trim().strip_prefix(k)).and_then(|v| v.trim().parse::<i32>().ok()).unwrap_or(-1);
+            let (gx, gy, w, h) = (field("Absolute upper-left X:"), field("Absolute upper-left Y:"), field("Width:"), field("Height:"));
+            // The inside, under its title bar, within the 1280×800 screen.
+            assert!(gy > 0, "{dock}, {name}: a title bar above it: {geometry}");
+            assert!(gx >= 0 && gx + w <= 1280 && gy + h <= 800, "{dock}, {name}: inside the 1280×800 screen with its frame: {geometry}");
+            seen.push((dock, name, gy + h));
+        }
+        let _ = fm.kill();
+        let _ = fm.wait();
+    }
+    let _ = wm.kill();
+    let _ = wm.wait();
+    // The menu still reaches the screen's bottom edge (within its frame's border).
+    assert!(seen.iter().filter(|s| s.1 == "^Facemouse menu$").all(|s| s.2 >= 790), "{seen:?}");
+}
+
 /// Restarted ten times, Facemouse leaves the keyboard focus with the user's
 /// application: after a restart, the menu took it the first time it opened
 /// in 2 of 5 launches (and kept it: a whole sentence typed by the menu went

@@ -161,6 +161,10 @@ pub struct FacemouseApp {
     wizard_full_screen: bool,
     /// Where the menu window was last seen (desktop pixels).
     menu_area: Option<crate::settings::ScreenArea>,
+    /// What the window manager's frame adds round the menu window's inside
+    /// (points; its title bar), as last seen: the docked strip is the
+    /// frame's, the inside that much smaller.
+    menu_frame: egui::Vec2,
     /// Dwell clicking in other applications: the click-type toolbar and
     /// the countdown ring at the pointer.
     toolbar: desktop_dwell::Toolbar,
@@ -230,6 +234,7 @@ impl FacemouseApp {
             menu_strut: None,
             wizard_full_screen: false,
             menu_area: None,
+            menu_frame: egui::Vec2::ZERO,
             toolbar: desktop_dwell::Toolbar::default(),
             ring: None,
             scan_lines: None,
@@ -443,6 +448,8 @@ fn dwell_name(a: &crate::settings::Action) -> &'static str {
 
 /// The menu window's title row (points), above its panel.
 const MENU_TITLE_ROW: f32 = 60.0;
+/// The docked menu window's inside is never made smaller than this (points).
+const MENU_MIN_SIDE: f32 = 200.0;
 
 /// The menu panel for a profile's `settings`, with its menus `nav` kept in
 /// `dir` (`read_only`: why they are not saved).
@@ -1324,12 +1331,17 @@ impl FacemouseApp {
         let mut builder = egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]).with_active(want_focus);
         if let Some(screen) = desktop_dwell::screen_points(ctx) {
             let (at, size) = place.place(screen);
-            builder = builder.with_position(at).with_inner_size(size);
+            // The position is the frame's; the size the inside's: the frame's
+            // title bar took the strip's last 20 pixels off the screen (a
+            // side dock's navigation row under the screen's edge).
+            let inside = [(size[0] - self.menu_frame.x).max(MENU_MIN_SIDE), (size[1] - self.menu_frame.y).max(MENU_MIN_SIDE)];
+            builder = builder.with_position(at).with_inner_size(inside);
             self.menu.wide = place.wide();
         }
         let menu = &mut self.menu;
         let background = self.background;
         let mut area = None;
+        let mut frame_seen = None;
         ctx.show_viewport_immediate(
             egui::ViewportId::from_hash_of("facemouse-menu"),
             builder,
@@ -1339,9 +1351,17 @@ impl FacemouseApp {
                 egui::CentralPanel::default().frame(frame).show(ui, |ui| outcome = menu.show(ui, t * 1000.0));
                 closed = ui.ctx().input(|i| i.viewport().close_requested());
                 area = desktop_dwell::outer_area(ui.ctx());
+                frame_seen = ui.ctx().input(|i| match (i.viewport().outer_rect, i.viewport().inner_rect) {
+                    (Some(o), Some(n)) => Some(o.size() - n.size()),
+                    _ => None,
+                });
             },
         );
         self.menu_area = area;
+        // A frame is a title bar and borders: more than 120 points is a window still being mapped.
+        if let Some(f) = frame_seen.filter(|f| f.x >= 0.0 && f.y >= 0.0 && f.x <= 120.0 && f.y <= 120.0) {
+            self.menu_frame = f;
+        }
         if closed {
             self.show_menu = false;
         }
@@ -1401,6 +1421,10 @@ impl FacemouseApp {
         let (outer, inner) = self.main_before_menu.unwrap_or((outer, inner));
         match clear_of_menu(outer, inner, menu, place.dock) {
             Some((pos, inner_size)) => {
+                // Its frame on the screen too: a window maximized before the
+                // menu came was 20 pixels taller than the screen with its title bar.
+                let frame = outer.size() - inner.size();
+                let inner_size = egui::vec2(inner_size.x.min(screen[0] - pos.x - frame.x), inner_size.y.min(screen[1] - pos.y - frame.y)).max(MAIN_MIN_SIZE);
                 self.main_before_menu.get_or_insert((outer, inner));
                 ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(pos));
                 ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(inner_size));
