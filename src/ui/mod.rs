@@ -1691,8 +1691,10 @@ fn plot_ui(ui: &mut egui::Ui, history: &VecDeque<(f64, f64, f64)>, s: &Settings,
         plot = plot.legend(Legend::default());
     }
     plot.show(ui, |p| {
-        p.line(Line::new("eye closure", PlotPoints::from(closure)).color(CLOSURE));
-        p.line(Line::new("eyebrow lift", PlotPoints::from(lift)).color(LIFT));
+        // Drawn as lines however narrow the plot: egui_plot's bands for dense
+        // points drew a narrow plot's blinks as filled blots and broken lines.
+        p.line(Line::new("eye closure", PlotPoints::from(closure)).color(CLOSURE).allow_band(false));
+        p.line(Line::new("eyebrow lift", PlotPoints::from(lift)).color(LIFT).allow_band(false));
         p.hline(HLine::new("threshold", 1.0).color(THRESHOLD));
     });
 }
