@@ -1655,7 +1655,6 @@ fn preview_ui(ui: &mut egui::Ui, tex: Option<&egui::TextureHandle>, s: &Snapshot
     }
 }
 
-/// The eye closure and the brow lift over the last seconds, in at most `max_h` points.
 /// The plot's title row (points), above the plot.
 const PLOT_TITLE_H: f32 = 30.0;
 /// The plot's legend (three rows) is drawn only in a plot at least this
@@ -1669,6 +1668,7 @@ fn plot_height(max_h: f32) -> f32 {
     (max_h - PLOT_TITLE_H).clamp(0.0, 260.0)
 }
 
+/// The eye closure and the brow lift over the last seconds, in at most `max_h` points.
 fn plot_ui(ui: &mut egui::Ui, history: &VecDeque<(f64, f64, f64)>, s: &Settings, max_h: f32) {
     use egui_plot::{HLine, Legend, Line, Plot, PlotPoints};
     const CLOSURE: Color32 = Color32::from_rgb(210, 60, 60);
