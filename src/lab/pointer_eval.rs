@@ -464,7 +464,7 @@ mod tests {
         for mode in modes(&user) {
             let settled = run(user, &mode, ClickMethod::Dwell, 3);
             let arrived = run(user, &mode, ClickMethod::DwellOnTarget, 3);
-            assert_eq!(arrived.error_rate, 0.0, "{arrived:?}");
+            assert!(arrived.error_rate < 1e-9, "no selection off its target: {arrived:?}");
             assert!(arrived.time_to_target_s < settled.time_to_target_s, "{arrived:?} against {settled:?}");
             // Each selection is the movement and one whole dwell.
             let bits = arrived.throughput * arrived.time_to_target_s;
