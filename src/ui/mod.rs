@@ -534,9 +534,10 @@ fn typing_dock(dock: crate::settings::Dock, current: &str, keys: usize, screen: 
 const MAIN_MIN_SIZE: egui::Vec2 = egui::vec2(300.0, 220.0);
 
 /// Where the main window goes to lie clear of the menu docked at `dock`
-/// (`menu`, all in points): its outer position and inner size. `None` when
-/// it is clear already, or when too little room would be left.
-fn clear_of_menu(outer: egui::Rect, inner: egui::Rect, menu: egui::Rect, dock: crate::settings::Dock) -> Option<(egui::Pos2, egui::Vec2)> {
+/// (`menu`, all in points) and, frame and all, on the `screen`: its outer
+/// position and inner size. `None` when it is clear already, or when too
+/// little room would be left.
+fn clear_of_menu(outer: egui::Rect, inner: egui::Rect, menu: egui::Rect, dock: crate::settings::Dock, screen: egui::Vec2) -> Option<(egui::Pos2, egui::Vec2)> {
     use crate::settings::Dock;
     if !outer.intersects(menu) {
         return None;
@@ -551,7 +552,10 @@ fn clear_of_menu(outer: egui::Rect, inner: egui::Rect, menu: egui::Rect, dock: c
         Dock::Right => hi.x = hi.x.min(menu.min.x),
     }
     let size = hi - lo - frame_min - frame_max;
-    (size.x >= MAIN_MIN_SIZE.x && size.y >= MAIN_MIN_SIZE.y).then_some((lo, size))
+    // Its frame on the screen too: a window maximized before the menu came
+    // was 20 pixels taller than the screen with its title bar.
+    let on_screen = screen - lo.to_vec2() - frame_min - frame_max;
+    (size.x >= MAIN_MIN_SIZE.x && size.y >= MAIN_MIN_SIZE.y).then(|| (lo, size.min(on_screen).max(MAIN_MIN_SIZE)))
 }
 
 /// The Settings page's pages: the toggles, the profiles, then the stepping settings.
@@ -1419,12 +1423,8 @@ impl FacemouseApp {
         // From where the window was before any menu moved it (the keyboard
         // moves the menu to another edge and back): it never shrinks twice.
         let (outer, inner) = self.main_before_menu.unwrap_or((outer, inner));
-        match clear_of_menu(outer, inner, menu, place.dock) {
+        match clear_of_menu(outer, inner, menu, place.dock, egui::vec2(screen[0], screen[1])) {
             Some((pos, inner_size)) => {
-                // Its frame on the screen too: a window maximized before the
-                // menu came was 20 pixels taller than the screen with its title bar.
-                let frame = outer.size() - inner.size();
-                let inner_size = egui::vec2(inner_size.x.min(screen[0] - pos.x - frame.x), inner_size.y.min(screen[1] - pos.y - frame.y)).max(MAIN_MIN_SIZE);
                 self.main_before_menu.get_or_insert((outer, inner));
                 ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(pos));
                 ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(inner_size));
@@ -1984,15 +1984,21 @@ mod tests {
         for dock in [Dock::Bottom, Dock::Top, Dock::Left, Dock::Right] {
             let (at, size) = dock.place(screen);
             let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(size[0], size[1]));
-            let (pos, inner_size) = clear_of_menu(outer, inner, menu, dock).expect("room beside the menu");
+            let (pos, inner_size) = clear_of_menu(outer, inner, menu, dock, egui::vec2(853.0, 533.0)).expect("room beside the menu");
             let now = egui::Rect::from_min_size(pos, inner_size + egui::vec2(0.0, 20.0));
             assert!(!now.intersects(menu.shrink(0.5)), "{dock:?}: {now:?} against {menu:?}");
             assert!(inner_size.x >= MAIN_MIN_SIZE.x && inner_size.y >= MAIN_MIN_SIZE.y);
         }
         // Clear already: nothing to do. Too little room left: left where it is.
         let menu = r(0.0, 400.0, 853.0, 533.0);
-        assert_eq!(clear_of_menu(r(0.0, 0.0, 853.0, 390.0), r(0.0, 20.0, 853.0, 390.0), menu, Dock::Bottom), None);
-        assert_eq!(clear_of_menu(outer, inner, r(0.0, 100.0, 853.0, 533.0), Dock::Bottom), None);
+        let on = egui::vec2(853.0, 533.0);
+        assert_eq!(clear_of_menu(r(0.0, 0.0, 853.0, 390.0), r(0.0, 20.0, 853.0, 390.0), menu, Dock::Bottom, on), None);
+        assert_eq!(clear_of_menu(outer, inner, r(0.0, 100.0, 853.0, 533.0), Dock::Bottom, on), None);
+        // A window whose frame ran 20 points under the screen's edge comes back onto it.
+        let (at, size) = Dock::Right.place(screen);
+        let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(size[0], size[1]));
+        let (pos, inner_size) = clear_of_menu(r(0.0, 0.0, 853.0, 553.0), r(0.0, 20.0, 853.0, 553.0), menu, Dock::Right, on).expect("room beside the menu");
+        assert!((pos.y + 20.0 + inner_size.y - 533.0).abs() < 1e-3, "{pos:?} {inner_size:?}");
     }
 
     #[test]
