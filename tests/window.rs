@@ -645,23 +645,26 @@ fn profiles_are_shown_used_named_and_deleted_by_dwell() {
     assert!(std::fs::read_dir(tmp.path().join("deleted-profiles")).expect("kept").next().is_some(), "kept aside, not lost");
 }
 
-/// Waits (up to 20 s) for the worker to report the test's missing
-/// recording in the snapshot: the window's note line comes and goes with it,
-/// and a test that measures the window's room must see it settled.
-fn the_workers_report(snap: &std::sync::Mutex<facemouse::ui::Snapshot>) {
+/// The window (`size` points) on a new config folder, showing a camera
+/// picture (640x480) as the worker publishes it, once the worker has
+/// reported the test's missing recording: the window's note line comes with
+/// that report, and a test that measures the window's room must see it
+/// settled (it came before or after the first frames). The steps are the
+/// caller's.
+fn picture_window(size: egui::Vec2) -> (tempfile::TempDir, Harness<'static, FacemouseApp>, std::sync::Arc<std::sync::Mutex<facemouse::ui::Snapshot>>) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let access = instance::open_profile(tmp.path(), "default").expect("lock");
+    let (h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while snap.lock().map_or(true, |s| s.message.is_empty()) && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-}
-
-/// A camera picture (640x480), as the worker publishes it.
-fn show_a_camera_picture(snap: &std::sync::Mutex<facemouse::ui::Snapshot>) {
     if let Ok(mut s) = snap.lock() {
         s.preview = Some(std::sync::Arc::new(facemouse::ui::Preview { width: 640, height: 480, rgb: vec![128; 640 * 480 * 3] }));
         s.frame_seq += 1;
         s.frame_size = (640, 480);
     }
+    (tmp, h, snap)
 }
 
 /// The live plot is in full view above the controls at 1280x800 pixels and
@@ -669,12 +672,8 @@ fn show_a_camera_picture(snap: &std::sync::Mutex<facemouse::ui::Snapshot>) {
 /// the controls): its title and its legend lie above the first control.
 #[test]
 fn the_preview_and_the_plot_are_in_view_above_the_controls() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let access = instance::open_profile(tmp.path(), "default").expect("lock");
     // 1280x800 pixels at the default zoom of 1.5.
-    let size = egui::vec2(853.0, 533.0);
-    let (mut h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
-    show_a_camera_picture(&snap);
+    let (_tmp, mut h, _) = picture_window(egui::vec2(853.0, 533.0));
     h.run_steps(3);
     let controls_top = h.get_by_label("Pause").rect().top();
     let legend = h.get_by_label("threshold").rect();
@@ -696,11 +695,7 @@ fn the_request_for_a_first_blink_leaves_the_picture_in_view() {
     // with the request beside the state, and from 430 with it under.
     let size = egui::vec2(853.0, 412.0);
     for waits in [false, true] {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let access = instance::open_profile(tmp.path(), "default").expect("lock");
-        let (mut h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
-        the_workers_report(&snap);
-        show_a_camera_picture(&snap);
+        let (_tmp, mut h, snap) = picture_window(size);
         if let Ok(mut s) = snap.lock() {
             s.record.state = facemouse::events::TrackState::Tracking;
             s.long_blink_waits = waits;
@@ -725,11 +720,7 @@ fn the_request_for_a_first_blink_leaves_the_picture_in_view() {
 fn the_plot_never_runs_into_the_controls() {
     for extra in (0..=80).step_by(8) {
         let size = egui::vec2(853.0, 380.0 + extra as f32);
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let access = instance::open_profile(tmp.path(), "default").expect("lock");
-        let (mut h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
-        the_workers_report(&snap);
-        show_a_camera_picture(&snap);
+        let (_tmp, mut h, _) = picture_window(size);
         h.run_steps(3);
         let pause = h.get_by_label("Pause").rect();
         let title = h.query_by_label_contains("Eye closure and eyebrow lift").map(|n| n.rect());
@@ -749,12 +740,8 @@ fn a_narrow_main_window_keeps_every_control_in_view() {
     // 1280x720 at zoom 1.5, beside the keyboard: 384x460 points less the
     // title bar; and a lower one, where the picture and plot give way.
     for (size, figures) in [(egui::vec2(384.0, 440.0), false), (egui::vec2(384.0, 560.0), true)] {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let access = instance::open_profile(tmp.path(), "default").expect("lock");
-        let (mut h, snap) = build_noted(tmp.path(), access, false, false, Vec::new(), size);
         // The note of the missing recording in its place (it takes a line).
-        the_workers_report(&snap);
-        show_a_camera_picture(&snap);
+        let (_tmp, mut h, _) = picture_window(size);
         h.run_steps(3);
         let window = egui::Rect::from_min_size(egui::Pos2::ZERO, size);
         let pause = h.get_by_label("Pause").rect();
