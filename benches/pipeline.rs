@@ -58,14 +58,16 @@ fn benches(c: &mut Criterion) {
     });
 
     // The correlation at the eye state's sizes and the feature's (31×31,
-    // ±21 px at 640×480), direct (what `ncc::search` takes) and through
-    // OpenCV's DFT, for comparison.
+    // ±21 px at 640×480): at every place, direct and through OpenCV's DFT,
+    // and at the best place only (what `ncc::search` computes).
     for (tw, th, r) in [(22, 12, 3), (48, 24, 5), (35, 23, 10), (31, 31, 21)] {
         let mut t = Mat::default();
         assert!(ncc::extract(&clip[20].gray, eye, tw, th, &mut t).expect("extract"));
         let mut w = Mat::default();
         assert!(ncc::extract(&clip[21].gray, eye, tw + 2 * r, th + 2 * r, &mut w).expect("extract"));
         c.bench_function(&format!("ncc_direct_{tw}x{th}_r{r}"), |b| b.iter(|| ncc::ncc_direct(&w, &t, &mut buf).expect("direct")));
+        // The search tracking makes: the best place only (bounded partial correlation).
+        c.bench_function(&format!("ncc_search_{tw}x{th}_r{r}"), |b| b.iter(|| ncc::search(&clip[21].gray, &t, eye, r, r, &mut buf).expect("search")));
         c.bench_function(&format!("ncc_opencv_{tw}x{th}_r{r}"), |b| {
             b.iter(|| opencv::imgproc::match_template_def(&w, &t, &mut buf, opencv::imgproc::TM_CCOEFF_NORMED).expect("opencv"));
         });

@@ -98,7 +98,7 @@ impl GenericEyes {
         let mut candidates: [Vec<ncc::Match>; 2] = [Vec::new(), Vec::new()];
         for k in 0..2 {
             if self.scaled_template(k, iod)?
-                && let Some(m) = ncc::search(gray, &self.tmpl[k], found[k], reach, reach, &mut self.result)?
+                && let Some(m) = ncc::search_map(gray, &self.tmpl[k], found[k], reach, reach, &mut self.result)?
             {
                 // Other places nearly as like an eye (a glasses rim's edge
                 // above the eye), each refined as the best was.

@@ -79,12 +79,27 @@ pub(crate) fn parabola(a: f64, b: f64, c: f64) -> f64 {
     if d.abs() < 1e-12 { 0.0 } else { (0.5 * (a - c) / d).clamp(-0.5, 0.5) }
 }
 
-/// Searches `tmpl` around `c`, up to `rx`, `ry` pixels away. `result` is a reused buffer.
+/// Searches `tmpl` around `c`, up to `rx`, `ry` pixels away. `result` is a
+/// reused buffer; it is left holding the correlation only where it could be
+/// the best (and at the best's neighbours), [`BELOW_BEST`] elsewhere.
 /// `Ok(None)` when the window does not fit in the image.
 ///
 /// # Errors
 /// OpenCV failures.
 pub fn search(img: &Mat, tmpl: &Mat, c: Point, rx: i32, ry: i32, result: &mut Mat) -> Result<Option<Match>, opencv::Error> {
+    search_in(img, tmpl, c, [rx, ry], result, false)
+}
+
+/// [`search`], leaving the correlation at every place in `result` (for
+/// other peaks than the best).
+///
+/// # Errors
+/// OpenCV failures.
+pub fn search_map(img: &Mat, tmpl: &Mat, c: Point, rx: i32, ry: i32, result: &mut Mat) -> Result<Option<Match>, opencv::Error> {
+    search_in(img, tmpl, c, [rx, ry], result, true)
+}
+
+fn search_in(img: &Mat, tmpl: &Mat, c: Point, [rx, ry]: [i32; 2], result: &mut Mat, every_place: bool) -> Result<Option<Match>, opencv::Error> {
     let (tw, th) = (tmpl.cols(), tmpl.rows());
     if tw == 0 || th == 0 {
         return Ok(None);
@@ -99,7 +114,7 @@ pub fn search(img: &Mat, tmpl: &Mat, c: Point, rx: i32, ry: i32, result: &mut Ma
     }
     let win = Rect::new(x0, y0, x1 - x0, y1 - y0);
     if direct_fits(img, tmpl) {
-        direct(&GreyRows::of_window(img, win)?, tmpl, result)?;
+        direct(&GreyRows::of_window(img, win)?, tmpl, result, every_place)?;
     } else {
         imgproc::match_template_def(&Mat::roi(img, win)?, tmpl, result, imgproc::TM_CCOEFF_NORMED)?;
     }
@@ -199,10 +214,10 @@ impl<'a> GreyRows<'a> {
 /// # Errors
 /// OpenCV failures.
 pub fn ncc_direct(view: &impl MatTraitConst, tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
-    direct(&GreyRows::of(view)?, tmpl, result)
+    direct(&GreyRows::of(view)?, tmpl, result, true)
 }
 
-fn direct(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
+fn direct(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, every_place: bool) -> Result<(), opencv::Error> {
     let (tw, th) = (tmpl.cols(), tmpl.rows());
     // (The window's size came from OpenCV's, in i32.)
     let (cols, rows) = (i32::try_from(view.cols()).unwrap_or(i32::MAX), i32::try_from(view.rows()).unwrap_or(i32::MAX));
@@ -213,7 +228,9 @@ fn direct(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat) -> Result<(), openc
     if result.rows() != rh || result.cols() != rw || result.typ() != core::CV_32F || !result.is_continuous() {
         *result = Mat::new_rows_cols_with_default(rh, rw, core::CV_32F, core::Scalar::all(0.0))?;
     }
-    DIRECT_SCRATCH.with_borrow_mut(|scratch| direct_into(view, tmpl, result, scratch))
+    // Pruning pays only over enough places (`cargo bench --bench pipeline -- ncc_`).
+    let every_place = every_place || rw * rh < PRUNE_MIN_PLACES;
+    DIRECT_SCRATCH.with_borrow_mut(|scratch| if every_place { direct_into(view, tmpl, result, scratch) } else { direct_peak_into(view, tmpl, result, scratch) })
 }
 
 /// The buffers of [`ncc_direct`], kept between calls (one set a thread).
@@ -231,7 +248,14 @@ struct DirectScratch {
     /// Integral images of the window's grey and its square, one wider and higher.
     sum: Vec<f64>,
     sq: Vec<f64>,
+    /// A window row's running sums of its grey and its square.
+    prefix: Vec<i32>,
+    prefix_sq: Vec<i32>,
 }
+
+/// Up to this many columns a row's running sum of squares fits in 32 bits
+/// (255² × 33 000 < 2³¹).
+const PREFIX_MAX_COLS: usize = 33_000;
 
 thread_local! {
     static DIRECT_SCRATCH: std::cell::RefCell<DirectScratch> = std::cell::RefCell::new(DirectScratch::default());
@@ -262,18 +286,31 @@ mod kernel {
     /// The cross terms of the `rw` × `rh` places into `cross`. `pairs` holds
     /// the window's pairs, `pcols` words a row (at least the row and
     /// [`super::PAIR_PAD`]); `tpairs` the template's, `tp` a row, `th` rows.
-    #[multiversion::multiversion(targets("x86_64+avx2"))]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cross_terms(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, rw: usize, rh: usize, cross: &mut [i32]) {
+        for (ry, row) in cross.chunks_exact_mut(rw).take(rh).enumerate() {
+            row.fill(0);
+            for x0 in (0..rw).step_by(32) {
+                partial(pairs, pcols, tpairs, tp, (0, th), ry, x0, &mut row[x0..(x0 + 32).min(rw)]);
+            }
+        }
+    }
+
+    /// Adds the cross terms of template rows `ty0..ty1` at the places
+    /// `x0..x0 + acc.len()` (up to 32) of place row `ry` into `acc`; the
+    /// arguments as [`cross_terms`]'s.
+    #[multiversion::multiversion(targets("x86_64+avx2"))]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn partial(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, rows: (usize, usize), ry: usize, x0: usize, acc: &mut [i32]) {
         #[multiversion::target::target_cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
         #[multiversion::inherit_target]
         #[allow(clippy::too_many_arguments)]
-        fn rows(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, rw: usize, rh: usize, cross: &mut [i32]) {
+        fn run(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, rows: (usize, usize), ry: usize, x0: usize, acc: &mut [i32]) {
             /// Places `x0..x0 + 8 G` of row `ry` (as many as `out` holds).
             #[multiversion::inherit_target]
             #[inline]
             #[allow(clippy::too_many_arguments)]
-            fn group<const G: usize>(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, ry: usize, x0: usize, out: &mut [i32]) {
+            fn group<const G: usize>(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, (ty0, ty1): (usize, usize), ry: usize, x0: usize, out: &mut [i32]) {
                 use std::arch::x86_64::{__m256i, _mm256_add_epi32, _mm256_madd_epi16, _mm256_set1_epi32, _mm256_setzero_si256};
                 let load = |s: &[i32]| -> __m256i {
                     let mut a = [0i32; 8];
@@ -281,7 +318,7 @@ mod kernel {
                     bytemuck::cast(a)
                 };
                 let mut acc = [_mm256_setzero_si256(); G];
-                for ty in 0..th {
+                for ty in ty0..ty1 {
                     let wrow = &pairs[(ry + ty) * pcols + x0..][..2 * tp + 8 * G];
                     for (k, &t) in tpairs[ty * tp..][..tp].iter().enumerate() {
                         let taps = _mm256_set1_epi32(t);
@@ -293,27 +330,73 @@ mod kernel {
                 }
                 for (chunk, a) in out.chunks_mut(8).zip(acc) {
                     let lanes: [i32; 8] = bytemuck::cast(a);
-                    chunk.copy_from_slice(&lanes[..chunk.len()]);
-                }
-            }
-            for (ry, row) in cross.chunks_exact_mut(rw).take(rh).enumerate() {
-                for x0 in (0..rw).step_by(32) {
-                    let out = &mut row[x0..(x0 + 32).min(rw)];
-                    match out.len().div_ceil(8) {
-                        1 => group::<1>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                        2 => group::<2>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                        3 => group::<3>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                        _ => group::<4>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                    for (o, l) in chunk.iter_mut().zip(lanes) {
+                        *o += l;
                     }
                 }
+            }
+            match acc.len().div_ceil(8) {
+                0 => {}
+                1 => group::<1>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+                2 => group::<2>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+                3 => group::<3>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+                _ => group::<4>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
             }
         }
         #[multiversion::target::target_cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
         #[allow(clippy::too_many_arguments)]
-        fn rows(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, rw: usize, rh: usize, cross: &mut [i32]) {
-            portable(pairs, pcols, tpairs, tp, th, rw, rh, cross);
+        fn run(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, rows: (usize, usize), ry: usize, x0: usize, acc: &mut [i32]) {
+            portable(pairs, pcols, tpairs, tp, rows, ry, x0, acc);
         }
-        rows(pairs, pcols, tpairs, tp, th, rw, rh, cross);
+        run(pairs, pcols, tpairs, tp, rows, ry, x0, acc);
+    }
+
+    /// `below[x] = above[x] + prefix[x]`, in f64 (exact: integers below 2⁵³).
+    #[multiversion::multiversion(targets("x86_64+avx2"))]
+    pub(super) fn add_rows(above: &[f64], prefix: &[i32], below: &mut [f64]) {
+        for ((b, &a), &p) in below.iter_mut().zip(above).zip(prefix) {
+            *b = a + f64::from(p);
+        }
+    }
+
+    /// The window's sums over each of `len` places (up to 32) and the
+    /// coefficient's denominator there, as [`normalize`] computes them.
+    #[multiversion::multiversion(targets("x86_64+avx2"))]
+    pub(super) fn whole_sums(sum: [&[f64]; 2], sq: [&[f64]; 2], tw: usize, t: super::TemplateStats, len: usize, whole: &mut super::Whole) {
+        let rect = |[top, bottom]: [&[f64]; 2], x: usize| bottom[x + tw] + top[x] - top[x + tw] - bottom[x];
+        for i in 0..len.min(32) {
+            let (si, sii) = (rect(sum, i), rect(sq, i));
+            let var_i = (sii - si * si / t.n).max(0.0);
+            whole.s[i] = si;
+            whole.q[i] = sii;
+            whole.den[i] = if var_i <= (10.0 * f64::from(f32::EPSILON) * sii).min(0.5) { 0.0 } else { (var_i * t.var_t).sqrt() };
+        }
+    }
+
+    /// Whether any place of a group can still reach `b.floor`: `done` are
+    /// the integral images' rows above the places and below the template
+    /// rows done (grey and its square), `acc` the places' cross terms over
+    /// those rows. The covariance is what the rows done give, plus what the
+    /// rows left give at most: their mean's share, and by Cauchy–Schwarz
+    /// the template's spread there times the window's (compared squared,
+    /// without a root). Written for the compiler to vectorize.
+    #[multiversion::multiversion(targets("x86_64+avx2"))]
+    pub(super) fn any_reaches(done: [&[f64]; 2], done_sq: [&[f64]; 2], tw: usize, whole: &super::Whole, acc: &[i32], b: super::Bound) -> bool {
+        let rect = |[top, bottom]: [&[f64]; 2], x: usize| bottom[x + tw] + top[x] - top[x + tw] - bottom[x];
+        let mut reaches = false;
+        let n = acc.len().min(32);
+        for (i, (((&sit, &s), &q), &den)) in acc[..n].iter().zip(&whole.s[..n]).zip(&whole.q[..n]).zip(&whole.den[..n]).enumerate() {
+            let (s_done, q_done) = (rect(done, i), rect(done_sq, i));
+            let (s_rest, q_rest) = (s - s_done, q - q_done);
+            let var_rest = (q_rest - s_rest * s_rest * b.rest.inv_n).max(0.0);
+            let reached = f64::from(sit) - b.t_mean * s_done + b.rest.mean_less * s_rest;
+            let short = b.floor * den - reached;
+            // (`&` and `|`, not `&&` and `||`: no branch a place, so the loop vectorizes.)
+            #[allow(clippy::nonminimal_bool, clippy::needless_bitwise_bool)]
+            let reached_floor = (den > 0.0) & ((short <= 0.0) | (b.rest.spread2 * var_rest >= short * short));
+            reaches |= reached_floor;
+        }
+        reaches
     }
 
     /// The coefficient at each place of a row from its cross term `sits`:
@@ -340,14 +423,14 @@ mod kernel {
         }
     }
 
-    /// [`cross_terms`] in 128-bit registers (`wide`: SSE2 on x86-64, NEON
-    /// on ARM, plain code elsewhere).
+    /// [`partial`] in 128-bit registers (`wide`: SSE2 on x86-64, NEON on
+    /// ARM, plain code elsewhere).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn portable(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, rw: usize, rh: usize, cross: &mut [i32]) {
+    pub(super) fn portable(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, rows: (usize, usize), ry: usize, x0: usize, acc: &mut [i32]) {
         /// Places `x0..x0 + 4 G` of row `ry` (as many as `out` holds).
         #[inline]
         #[allow(clippy::too_many_arguments)]
-        fn group<const G: usize>(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, th: usize, ry: usize, x0: usize, out: &mut [i32]) {
+        fn group<const G: usize>(pairs: &[i32], pcols: usize, tpairs: &[i32], tp: usize, (ty0, ty1): (usize, usize), ry: usize, x0: usize, out: &mut [i32]) {
             use wide::{i16x8, i32x4};
             let load = |s: &[i32]| -> i16x8 {
                 let mut a = [0i32; 4];
@@ -355,7 +438,7 @@ mod kernel {
                 bytemuck::cast(a)
             };
             let mut acc = [i32x4::ZERO; G];
-            for ty in 0..th {
+            for ty in ty0..ty1 {
                 let wrow = &pairs[(ry + ty) * pcols + x0..][..2 * tp + 4 * G];
                 for (k, &t) in tpairs[ty * tp..][..tp].iter().enumerate() {
                     let taps: i16x8 = bytemuck::cast(i32x4::splat(t));
@@ -366,50 +449,64 @@ mod kernel {
                 }
             }
             for (chunk, a) in out.chunks_mut(4).zip(acc) {
-                chunk.copy_from_slice(&a.to_array()[..chunk.len()]);
-            }
-        }
-        for (ry, row) in cross.chunks_exact_mut(rw).take(rh).enumerate() {
-            for x0 in (0..rw).step_by(32) {
-                let out = &mut row[x0..(x0 + 32).min(rw)];
-                match out.len().div_ceil(4) {
-                    1 => group::<1>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                    2 => group::<2>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                    3 => group::<3>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                    4 => group::<4>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                    5 => group::<5>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                    6 => group::<6>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                    7 => group::<7>(pairs, pcols, tpairs, tp, th, ry, x0, out),
-                    _ => group::<8>(pairs, pcols, tpairs, tp, th, ry, x0, out),
+                for (o, l) in chunk.iter_mut().zip(a.to_array()) {
+                    *o += l;
                 }
             }
+        }
+        match acc.len().div_ceil(4) {
+            0 => {}
+            1 => group::<1>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+            2 => group::<2>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+            3 => group::<3>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+            4 => group::<4>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+            5 => group::<5>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+            6 => group::<6>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+            7 => group::<7>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
+            _ => group::<8>(pairs, pcols, tpairs, tp, rows, ry, x0, acc),
         }
     }
 }
 
-fn direct_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: &mut DirectScratch) -> Result<(), opencv::Error> {
-    let (tw, th) = (tmpl.cols() as usize, tmpl.rows() as usize);
+/// What [`prepare`] leaves for the cross terms and their normalization.
+struct Prepared {
+    tw: usize,
+    th: usize,
+    /// The places: `rw` a row, `rh` rows.
+    rw: usize,
+    rh: usize,
+    /// Template pairs a row, window pairs a row, integral image columns.
+    tp: usize,
+    pcols: usize,
+    vw: usize,
+    stats: TemplateStats,
+}
+
+/// Fills `scratch` with the template's and the window's pairs and the
+/// window's integral images; `None` for a flat template (which OpenCV
+/// scores 1 at every place).
+fn prepare(view: &GreyRows<'_>, tmpl: &GreyRows<'_>, scratch: &mut DirectScratch) -> Option<Prepared> {
+    let (tw, th) = (tmpl.cols(), tmpl.rows());
     let (cols, rows) = (view.cols(), view.rows());
-    let tmpl = GreyRows::of(tmpl)?;
     let (rw, rh) = (cols - tw + 1, rows - th + 1);
-    let DirectScratch { pairs, tpairs, cross, sum, sq } = scratch;
+    let DirectScratch { pairs, tpairs, sum, sq, prefix, prefix_sq, .. } = scratch;
     let tp = tw.div_ceil(2);
     tpairs.clear();
-    let (mut st, mut stt) = (0.0f64, 0.0f64);
+    // (Sums of grey levels in integers: exact, as in f64 below 2⁵³, and
+    // without f64's chain of dependent additions.)
+    let (mut st, mut stt) = (0u64, 0u64);
     for y in 0..th {
         let row = tmpl.row(y);
         tpairs.extend(row.chunks(2).map(|p| pair(p[0], p.get(1).copied().unwrap_or(0))));
-        for &v in row {
-            st += f64::from(v);
-            stt += f64::from(v) * f64::from(v);
-        }
+        let (s1, s2) = grey_sums(row);
+        st += s1;
+        stt += s2;
     }
+    let (st, stt) = (st as f64, stt as f64);
     let n = (tw * th) as f64;
     let var_t = stt - st * st / n;
     if var_t < f64::EPSILON {
-        // A flat template matches everywhere alike: OpenCV gives 1.
-        result.set_to_def(&core::Scalar::all(1.0))?;
-        return Ok(());
+        return None;
     }
     // The window in pairs, and the sums of its grey and its square over
     // every place (integral images, exact in f64: below 2⁵³).
@@ -434,25 +531,223 @@ fn direct_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: &mut 
         let (above, below) = sum.split_at_mut((y + 1) * vw);
         let (above_sq, below_sq) = sq.split_at_mut((y + 1) * vw);
         (below[0], below_sq[0]) = (0.0, 0.0);
-        let (mut s1, mut s2) = (0.0, 0.0);
-        for (x, &v) in row.iter().enumerate() {
-            let v = f64::from(v);
-            s1 += v;
-            s2 += v * v;
-            below[x + 1] = above[y * vw + x + 1] + s1;
-            below_sq[x + 1] = above_sq[y * vw + x + 1] + s2;
+        if cols <= PREFIX_MAX_COLS {
+            // The row's running sums in integers, then added to the row above
+            // (a loop the compiler vectorizes, with the conversions).
+            prefix.resize(cols, 0);
+            prefix_sq.resize(cols, 0);
+            let (mut s1, mut s2) = (0i32, 0i32);
+            for ((&v, p1), p2) in row.iter().zip(prefix.iter_mut()).zip(prefix_sq.iter_mut()) {
+                s1 += i32::from(v);
+                s2 += i32::from(v) * i32::from(v);
+                (*p1, *p2) = (s1, s2);
+            }
+            kernel::add_rows(&above[y * vw + 1..(y + 1) * vw], prefix, &mut below[1..vw]);
+            kernel::add_rows(&above_sq[y * vw + 1..(y + 1) * vw], prefix_sq, &mut below_sq[1..vw]);
+        } else {
+            let (mut s1, mut s2) = (0i64, 0i64);
+            for (x, &v) in row.iter().enumerate() {
+                s1 += i64::from(v);
+                s2 += i64::from(v) * i64::from(v);
+                #[allow(clippy::cast_precision_loss)] // below 2⁵³
+                let (s1, s2) = (s1 as f64, s2 as f64);
+                below[x + 1] = above[y * vw + x + 1] + s1;
+                below_sq[x + 1] = above_sq[y * vw + x + 1] + s2;
+            }
         }
     }
-    grow(cross, rw * rh, 0);
-    let cross = &mut cross[..rw * rh];
-    kernel::cross_terms(pairs, pcols, tpairs, tp, th, rw, rh, cross);
-    let stats = TemplateStats { n, st, var_t };
+    Some(Prepared { tw, th, rw, rh, tp, pcols, vw, stats: TemplateStats { n, st, var_t } })
+}
+
+impl Prepared {
+    /// The coefficients of the places `x0..x0 + out.len()` of place row `ry`
+    /// from their cross terms `sits`.
+    fn normalize(&self, scratch: &DirectScratch, ry: usize, x0: usize, sits: &[i32], out: &mut [f32]) {
+        let (vw, th) = (self.vw, self.th);
+        let (top, bottom) = (ry * vw + x0..(ry + 1) * vw, (ry + th) * vw + x0..(ry + th + 1) * vw);
+        let (sums, squares) = ([&scratch.sum[top.clone()], &scratch.sum[bottom.clone()]], [&scratch.sq[top], &scratch.sq[bottom]]);
+        kernel::normalize(sums, squares, self.tw, sits, self.stats, out);
+    }
+}
+
+fn direct_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: &mut DirectScratch) -> Result<(), opencv::Error> {
+    let Some(p) = prepare(view, &GreyRows::of(tmpl)?, scratch) else {
+        // A flat template matches everywhere alike: OpenCV gives 1.
+        result.set_to_def(&core::Scalar::all(1.0))?;
+        return Ok(());
+    };
+    let Prepared { th, rw, rh, tp, pcols, .. } = p;
+    let mut cross = std::mem::take(&mut scratch.cross);
+    grow(&mut cross, rw * rh, 0);
+    kernel::cross_terms(&scratch.pairs, pcols, &scratch.tpairs, tp, th, rw, rh, &mut cross[..rw * rh]);
     for (ry, (sits, out)) in cross.chunks_exact(rw).zip(result.data_typed_mut::<f32>()?.chunks_exact_mut(rw)).enumerate() {
-        let (top, bottom) = (ry * vw..(ry + 1) * vw, (ry + th) * vw..(ry + th + 1) * vw);
-        let (sums, squares) = ([&sum[top.clone()], &sum[bottom.clone()]], [&sq[top], &sq[bottom]]);
-        kernel::normalize(sums, squares, tw, sits, stats, out);
+        p.normalize(scratch, ry, 0, sits, out);
+    }
+    scratch.cross = cross;
+    Ok(())
+}
+
+/// What the template holds from a block's first row on: one over its pixel
+/// count, its mean there less its whole mean, and its spread there (the sum
+/// of its squared differences from that mean).
+#[derive(Clone, Copy)]
+struct Rest {
+    inv_n: f64,
+    mean_less: f64,
+    spread2: f64,
+}
+
+/// A group of places' bound after some blocks of template rows: the
+/// template's mean, what it holds in the rows left, and the coefficient a
+/// place must be able to reach to stay.
+#[derive(Clone, Copy)]
+struct Bound {
+    t_mean: f64,
+    rest: Rest,
+    floor: f64,
+}
+
+/// For each place of a group (up to 32): the window's grey summed over the
+/// place, its square summed, and the coefficient's denominator (0 where
+/// the place is flat and scores 0).
+struct Whole {
+    s: [f64; 32],
+    q: [f64; 32],
+    den: [f64; 32],
+}
+
+impl Default for Whole {
+    fn default() -> Self {
+        Self { s: [0.0; 32], q: [0.0; 32], den: [0.0; 32] }
+    }
+}
+
+impl Whole {
+    /// The sums of the places `x0..x0 + len` of place row `ry`, as
+    /// [`kernel::normalize`] takes them.
+    fn take(&mut self, p: &Prepared, scratch: &DirectScratch, ry: usize, x0: usize, len: usize) {
+        let (vw, th) = (p.vw, p.th);
+        let (top, bottom) = (ry * vw + x0..(ry + 1) * vw, (ry + th) * vw + x0..(ry + th + 1) * vw);
+        let (sums, squares) = ([&scratch.sum[top.clone()], &scratch.sum[bottom.clone()]], [&scratch.sq[top], &scratch.sq[bottom]]);
+        kernel::whole_sums(sums, squares, p.tw, p.stats, len, self);
+    }
+}
+
+/// Below this many places a search correlates at every place: the bounds
+/// cost about what they save (an eye's 11 × 11 places, measured).
+const PRUNE_MIN_PLACES: i32 = 150;
+
+/// A place the pruned correlation did not finish: it cannot be the best.
+pub const BELOW_BEST: f32 = f32::NEG_INFINITY;
+
+/// How far under the best so far a place's bound must fall to be dropped:
+/// far more than the rounding of the bound and of the coefficient.
+const PRUNE_MARGIN: f64 = 1e-3;
+
+/// [`direct_into`] for the best place only, exactly: the bounded partial
+/// correlation of Di Stefano, Mattoccia and Tombari (2005). The template's
+/// rows are taken in up to four blocks; after each block but the last, a
+/// group of places is dropped when none of them can reach the best
+/// coefficient found so far, whatever the rest of the template gives: by
+/// Cauchy–Schwarz, the rest's share of the covariance is at most the
+/// product of the template's and the window's spreads there. Rows of
+/// places are taken from the middle out, where a tracked template usually
+/// is, so the best is known early. Every place that is finished gets the
+/// very number [`direct_into`] gives; the others get [`BELOW_BEST`]. The
+/// best place's four neighbours are always finished (the sub-pixel peak
+/// reads them).
+fn direct_peak_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: &mut DirectScratch) -> Result<(), opencv::Error> {
+    let tmpl = GreyRows::of(tmpl)?;
+    let Some(p) = prepare(view, &tmpl, scratch) else {
+        result.set_to_def(&core::Scalar::all(1.0))?;
+        return Ok(());
+    };
+    let Prepared { tw, th, rw, rh, tp, pcols, stats, .. } = p;
+    // The blocks' first rows, and what the template holds from each on:
+    // its pixel count, its mean there and the root of its spread there.
+    let mut starts = [0, th / 8, th / 4, th / 2, 3 * th / 4];
+    let blocks = {
+        let mut n = 1;
+        for k in 1..starts.len() {
+            if starts[k] > starts[n - 1] {
+                starts[n] = starts[k];
+                n += 1;
+            }
+        }
+        n
+    };
+    let starts = &starts[..blocks];
+    let mut rest = [Rest { inv_n: 0.0, mean_less: 0.0, spread2: 0.0 }; 5];
+    for (r, &from) in rest.iter_mut().zip(starts) {
+        let (s, ss) = (from..th).map(|y| grey_sums(tmpl.row(y))).fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+        #[allow(clippy::cast_precision_loss)]
+        let (s, ss, m) = (s as f64, ss as f64, ((th - from) * tw) as f64);
+        *r = Rest { inv_n: 1.0 / m, mean_less: s / m - stats.st / stats.n, spread2: (ss - s * s / m).max(0.0) };
+    }
+    let values = result.data_typed_mut::<f32>()?;
+    let mut best = f64::NEG_INFINITY;
+    let mut acc = [0i32; 32];
+    let mut out = [0f32; 32];
+    let mut whole = Whole::default();
+    // The middle row first, then one below and one above, and so on.
+    let middle = (rh - 1) / 2;
+    let order = (0..2 * rh).map(|k| if k % 2 == 0 { middle.wrapping_sub(k / 2) } else { middle + k.div_ceil(2) }).filter(|&r| r < rh);
+    for ry in order {
+        for x0 in (0..rw).step_by(32) {
+            let len = (rw - x0).min(32);
+            let acc = &mut acc[..len];
+            acc.fill(0);
+            let mut dropped = false;
+            let mut sums_taken = false;
+            for (k, &from) in starts.iter().enumerate() {
+                let to = starts.get(k + 1).copied().unwrap_or(th);
+                kernel::partial(&scratch.pairs, pcols, &scratch.tpairs, tp, (from, to), ry, x0, acc);
+                if to == th || best <= PRUNE_MARGIN {
+                    continue;
+                }
+                if !sums_taken {
+                    whole.take(&p, scratch, ry, x0, len);
+                    sums_taken = true;
+                }
+                let (above, below) = (ry * p.vw + x0..(ry + 1) * p.vw, (ry + to) * p.vw + x0..(ry + to + 1) * p.vw);
+                let done = [&scratch.sum[above.clone()], &scratch.sum[below.clone()]];
+                let done_sq = [&scratch.sq[above], &scratch.sq[below]];
+                let bound = Bound { t_mean: stats.st / stats.n, rest: rest[k + 1], floor: best - PRUNE_MARGIN };
+                if !kernel::any_reaches(done, done_sq, tw, &whole, acc, bound) {
+                    dropped = true;
+                    break;
+                }
+            }
+            let row = &mut values[ry * rw + x0..][..len];
+            if dropped {
+                row.fill(BELOW_BEST);
+            } else {
+                p.normalize(scratch, ry, x0, acc, &mut out[..len]);
+                row.copy_from_slice(&out[..len]);
+                best = row.iter().fold(best, |b, &v| b.max(f64::from(v)));
+            }
+        }
+    }
+    // The best place's neighbours, for the sub-pixel peak.
+    #[allow(clippy::float_cmp)] // the best is one of the values
+    let peaks: Vec<usize> = (0..rw * rh).filter(|&i| f64::from(values[i]) == best).collect();
+    for i in peaks {
+        let (x, y) = (i % rw, i / rw);
+        for (nx, ny) in [(x.wrapping_sub(1), y), (x + 1, y), (x, y.wrapping_sub(1)), (x, y + 1)] {
+            if nx < rw && ny < rh && values[ny * rw + nx] == BELOW_BEST {
+                let mut sit = [0i32];
+                kernel::partial(&scratch.pairs, pcols, &scratch.tpairs, tp, (0, th), ny, nx, &mut sit);
+                p.normalize(scratch, ny, nx, &sit, &mut out[..1]);
+                values[ny * rw + nx] = out[0];
+            }
+        }
     }
     Ok(())
+}
+
+/// The sum of a row's grey levels and of their squares.
+fn grey_sums(row: &[u8]) -> (u64, u64) {
+    row.iter().fold((0, 0), |(s, q), &v| (s + u64::from(v), q + u64::from(v) * u64::from(v)))
 }
 
 /// Makes `v` at least `len` long (what it held stays).
@@ -554,11 +849,20 @@ mod tests {
                     plain[ry * rw + rx] = (0..th).flat_map(|ty| (0..tw).map(move |tx| (ty, tx))).map(|(ty, tx)| i32::from(t[ty * tw + tx]) * i32::from(img[(ry + ty) * cols + rx + tx])).sum();
                 }
             }
-            let (mut dispatched, mut portable) = (vec![0i32; rw * rh], vec![0i32; rw * rh]);
+            let (mut dispatched, mut portable, mut blocks) = (vec![0i32; rw * rh], vec![0i32; rw * rh], vec![0i32; rw * rh]);
             kernel::cross_terms(&pairs, pcols, &tpairs, tp, th, rw, rh, &mut dispatched);
-            kernel::portable(&pairs, pcols, &tpairs, tp, th, rw, rh, &mut portable);
+            for (ry, (row, by_blocks)) in portable.chunks_exact_mut(rw).zip(blocks.chunks_exact_mut(rw)).enumerate() {
+                for x0 in (0..rw).step_by(32) {
+                    let end = (x0 + 32).min(rw);
+                    kernel::portable(&pairs, pcols, &tpairs, tp, (0, th), ry, x0, &mut row[x0..end]);
+                    // The template's rows in two blocks, added up: what the pruned search does.
+                    kernel::partial(&pairs, pcols, &tpairs, tp, (0, th / 2), ry, x0, &mut by_blocks[x0..end]);
+                    kernel::partial(&pairs, pcols, &tpairs, tp, (th / 2, th), ry, x0, &mut by_blocks[x0..end]);
+                }
+            }
             assert_eq!(dispatched, plain, "{tw}x{th}, {rw}x{rh} places: the dispatched kernel");
             assert_eq!(portable, plain, "{tw}x{th}, {rw}x{rh} places: the portable kernel");
+            assert_eq!(blocks, plain, "{tw}x{th}, {rw}x{rh} places: the template's rows in two blocks");
         }
     }
 
@@ -595,5 +899,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The pruned search (every search tracking makes) gives the very match
+    /// the correlation at every place gives: the same place, score and
+    /// sub-pixel peak, on a face-like blob and on noise, for templates from
+    /// an eye's to the feature's size, where the template is found and
+    /// where it is not (another frame's patch). Every place it did not
+    /// finish correlates below the best; and it did drop places.
+    #[test]
+    fn the_pruned_search_finds_what_every_place_finds() {
+        let mut rng = crate::lab::synth::Rng::new(5);
+        let mut noise = Mat::new_rows_cols_with_default(120, 160, CV_8UC1, Scalar::all(0.0)).expect("mat");
+        for y in 0..120 {
+            for x in 0..160 {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let v = (120.0 + 60.0 * (f64::from(x) * 0.21).sin() * (f64::from(y) * 0.17).cos() + rng.uniform(-30.0, 30.0)) as u8;
+                *noise.at_2d_mut::<u8>(y, x).expect("px") = v;
+            }
+        }
+        let (blob, moved) = (blob_image(80.0, 60.0), blob_image(84.3, 57.6));
+        let mut dropped = 0;
+        for (from, to) in [(&blob, &moved), (&noise, &noise), (&blob, &noise)] {
+            for (c, (tw, th, r)) in [([80.0, 60.0], (31, 31, 21)), ([80.0, 60.0], (45, 30, 12)), ([70.0, 55.0], (37, 33, 9)), ([90.0, 62.0], (49, 20, 14)), ([80.0, 60.0], (22, 12, 3))] {
+                let mut t = Mat::default();
+                assert!(extract(from, c, tw, th, &mut t).expect("extract"));
+                let (mut every, mut pruned) = (Mat::default(), Mat::default());
+                let want = search_map(to, &t, [c[0] + 2.0, c[1] - 1.0], r, r, &mut every).expect("search").expect("a match");
+                let got = search(to, &t, [c[0] + 2.0, c[1] - 1.0], r, r, &mut pruned).expect("search").expect("a match");
+                assert_eq!(got, want, "{tw}x{th} ±{r}");
+                for y in 0..every.rows() {
+                    for x in 0..every.cols() {
+                        let (e, p) = (*every.at_2d::<f32>(y, x).expect("e"), *pruned.at_2d::<f32>(y, x).expect("p"));
+                        if p == BELOW_BEST {
+                            dropped += 1;
+                            assert!(f64::from(e) < want.score, "{tw}x{th}: dropped ({x}, {y}) scores {e}, the best {}", want.score);
+                        } else {
+                            assert_eq!(p.to_bits(), e.to_bits(), "{tw}x{th}: ({x}, {y})");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(dropped > 1000, "only {dropped} places dropped");
     }
 }
