@@ -125,7 +125,14 @@ impl Head3d {
     /// the head at `yaw`, `pitch` (degrees) into `out` as `view` sees it,
     /// and returns where the landmarks are. `brow_lift` (photo pixels) is
     /// how far the brows were lifted.
-    pub fn render(&mut self, photo: &Mat, lm: &PhotoLandmarks, (yaw, pitch): (f64, f64), view: View, brow_lift: f64, out: &mut Mat) -> Result<Points, opencv::Error> {
+    pub fn render(&mut self, photo: &Mat, lm: &PhotoLandmarks, pose: (f64, f64), view: View, brow_lift: f64, out: &mut Mat) -> Result<Points, opencv::Error> {
+        self.render_within(photo, lm, pose, view, brow_lift, core::Rect::new(0, 0, view.size.width, view.size.height), out)
+    }
+
+    /// [`Self::render`], the head drawn only inside `within` (the scene
+    /// elsewhere): for a reader of part of the frame, a ray a pixel it reads.
+    #[allow(clippy::too_many_arguments)]
+    pub fn render_within(&mut self, photo: &Mat, lm: &PhotoLandmarks, (yaw, pitch): (f64, f64), view: View, brow_lift: f64, within: core::Rect, out: &mut Mat) -> Result<Points, opencv::Error> {
         let View { size, origin, iod_px } = view;
         let r = rotation(&Pose { yaw, pitch, roll: 0.0 });
         let k = lm.iod() / IOD_MM;
@@ -142,9 +149,11 @@ impl Head3d {
             self.map_y = Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(-10.0))?;
             self.hair = Mat::new_rows_cols_with_default(h, w, core::CV_8UC1, Scalar::all(0.0))?;
         }
-        for v in 0..h {
+        let (u0, v0) = (within.x.max(0), within.y.max(0));
+        let (u1, v1) = ((within.x + within.width).min(w), (within.y + within.height).min(h));
+        for v in v0..v1 {
             let qy = -(f64::from(v) - origin[1]) / s;
-            for u in 0..w {
+            for u in u0..u1 {
                 let qx = (f64::from(u) - origin[0]) / s;
                 let Some((_, p)) = cast(&r, qx, qy) else { continue };
                 if p[2] > CZ0 {
@@ -251,5 +260,36 @@ mod tests {
         let side = head.render(&asset.photo, &asset.landmarks, (80.0, 0.0), view, 0.0, &mut out).expect("render");
         assert!(side[0].is_some() != side[1].is_some(), "one eye hidden at 80° of yaw: {side:?}");
         assert!(side[5].is_some(), "the point between the eyes still seen");
+    }
+
+    /// Drawn only inside a rectangle, the head is the same there, pixel for
+    /// pixel, as drawn whole, at a turn with the nose in the rectangle; the
+    /// scene is all that is outside it; the landmarks are the same.
+    #[test]
+    fn a_head_drawn_within_a_rectangle_is_the_whole_heads_there() {
+        let asset = crate::lab::synth::FaceAsset::load(&crate::lab::synth::default_photo()).expect("photo");
+        let mut head = Head3d::default();
+        let view = View { size: Size::new(192, 192), origin: [96.0, 90.0], iod_px: 48.0 };
+        let within = core::Rect::new(30, 26, 131, 140);
+        for pose in [(0.0, 0.0), (40.0, -15.0), (-80.0, 30.0)] {
+            let (mut whole, mut part) = (Mat::default(), Mat::default());
+            let a = head.render(&asset.photo, &asset.landmarks, pose, view, 0.0, &mut whole).expect("render");
+            let b = head.render_within(&asset.photo, &asset.landmarks, pose, view, 0.0, within, &mut part).expect("render");
+            assert_eq!(a, b, "{pose:?}: the landmarks");
+            let (mut inside, mut scene) = (0, 0);
+            for y in 0..192 {
+                for x in 0..192 {
+                    let (p, q) = (*whole.at_2d::<core::Vec3b>(y, x).expect("px"), *part.at_2d::<core::Vec3b>(y, x).expect("px"));
+                    if within.contains(core::Point::new(x, y)) {
+                        assert_eq!(p, q, "{pose:?}: ({x}, {y}) inside");
+                        inside += usize::from(p != core::Vec3b::all(92));
+                    } else {
+                        assert_eq!(q, core::Vec3b::all(92), "{pose:?}: ({x}, {y}) outside is the scene");
+                        scene += 1;
+                    }
+                }
+            }
+            assert!(inside > 5000 && scene > 5000, "{pose:?}: {inside} head pixels inside, {scene} outside");
+        }
     }
 }

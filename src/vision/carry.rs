@@ -28,7 +28,7 @@
 use std::sync::mpsc::{Receiver, sync_channel};
 
 use nalgebra::DVector;
-use opencv::core::{Mat, Size};
+use opencv::core::{Mat, Rect, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
@@ -80,16 +80,22 @@ pub fn observe(gray: &Mat, centre: Point, iod: f64) -> Result<DVector<f64>, open
     Ok(v)
 }
 
+/// The pixels [`observe`] reads round `centre` (`iod` px between the eyes)
+/// in a `cols` × `rows` frame.
+fn window(centre: Point, iod: f64, cols: i32, rows: i32) -> Rect {
+    let half = WINDOW_IODS * iod / 2.0;
+    #[allow(clippy::cast_possible_truncation)]
+    let (x0, y0, side) = ((centre[0] - half).round() as i32, (centre[1] - half).round() as i32, (2.0 * half).round().max(f64::from(SIDE)) as i32);
+    let (w, h) = (side.min(cols), side.min(rows));
+    Rect::new(x0.clamp(0, (cols - w).max(0)), y0.clamp(0, (rows - h).max(0)), w, h)
+}
+
 /// [`observe`] into `v`, with `columns` for the column sums (both reused).
 ///
 /// # Errors
 /// A frame that is not 8-bit grey.
 pub fn observe_into(gray: &Mat, centre: Point, iod: f64, v: &mut DVector<f64>, columns: &mut Vec<u32>) -> Result<(), opencv::Error> {
-    let half = WINDOW_IODS * iod / 2.0;
-    #[allow(clippy::cast_possible_truncation)]
-    let (x0, y0, side) = ((centre[0] - half).round() as i32, (centre[1] - half).round() as i32, (2.0 * half).round().max(f64::from(SIDE)) as i32);
-    let (w, h) = (side.min(gray.cols()), side.min(gray.rows()));
-    let (x, y) = (x0.clamp(0, (gray.cols() - w).max(0)), y0.clamp(0, (gray.rows() - h).max(0)));
+    let Rect { x, y, width: w, height: h } = window(centre, iod, gray.cols(), gray.rows());
     #[allow(clippy::cast_sign_loss)]
     let (xs, w, h) = (x as usize, w as usize, h as usize);
     // The frame's bytes at once where it is one block (every frame is); row by row otherwise.
@@ -138,6 +144,23 @@ fn training_view(iod: f64) -> HeadView {
     HeadView { size: Size::new(side, side), origin: [c - offset[0], c - offset[1]], iod_px: iod }
 }
 
+/// The training windows' shifts from the pivot (eye distances), and the
+/// pixels of the view `iod` px between the eyes that they read: only those
+/// are rendered (about half the rays of the view).
+fn training_windows(view: HeadView, iod: f64) -> ([(f64, f64); 5], Rect) {
+    let shifts = [(0.0, 0.0), (SHIFT, 0.0), (-SHIFT, 0.0), (0.0, SHIFT), (0.0, -SHIFT)];
+    let pivot = head3d::pivot(view);
+    let read = shifts
+        .iter()
+        .map(|&(sx, sy)| window([pivot[0] + sx * iod, pivot[1] + sy * iod], iod, view.size.width, view.size.height))
+        .reduce(|a, b| {
+            let (x, y) = (a.x.min(b.x), a.y.min(b.y));
+            Rect::new(x, y, (a.x + a.width).max(b.x + b.width) - x, (a.y + a.height).max(b.y + b.height) - y)
+        })
+        .unwrap_or_else(|| Rect::new(0, 0, view.size.width, view.size.height));
+    (shifts, read)
+}
+
 /// The model of the face in `photo` at `landmarks` on the generic head (see
 /// the module's text), its views rendered `iod` px between the eyes.
 ///
@@ -148,14 +171,15 @@ pub fn train(photo: &Mat, landmarks: &PhotoLandmarks, iod: f64) -> Result<Ahm, C
     let mut head = Head3d::default();
     let (mut img, mut gray) = (Mat::default(), Mat::default());
     let pivot = head3d::pivot(view);
+    let (shifts, read) = training_windows(view, iod);
     let mut pairs = Vec::new();
     for yi in -9..=9 {
         for pi in -3..=3 {
             let pose = (f64::from(yi) * 10.0, f64::from(pi) * 15.0);
-            head.render(photo, landmarks, pose, view, 0.0, &mut img)?;
+            head.render_within(photo, landmarks, pose, view, 0.0, read, &mut img)?;
             imgproc::cvt_color_def(&img, &mut gray, imgproc::COLOR_BGR2GRAY)?;
             let mid = head3d::project(landmarks, pose, view, landmarks.mid).unwrap_or(pivot);
-            for (sx, sy) in [(0.0, 0.0), (SHIFT, 0.0), (-SHIFT, 0.0), (0.0, SHIFT), (0.0, -SHIFT)] {
+            for (sx, sy) in shifts {
                 let centre = [pivot[0] + sx * iod, pivot[1] + sy * iod];
                 let x = observe(&gray, centre, iod)?;
                 let h = DVector::from_vec(vec![-sx, -sy, (mid[0] - pivot[0]) / iod, (mid[1] - pivot[1]) / iod, pose.0 / YAW_SCALE, pose.1 / PITCH_SCALE]);
@@ -575,6 +599,29 @@ mod tests {
         let within = errors.iter().filter(|e| **e < 0.1).count() as f64 / errors.len() as f64;
         assert!(within >= 0.95 && worst < 0.2, "the point between the eyes: {within:.3} of the frames within 0.1, worst {worst:.3} eye distances");
         assert!(worst_pose < 10.0, "the pose, worst {worst_pose:.1}°");
+    }
+
+    /// Training renders only the pixels its windows read: every training
+    /// observation, at every pose, is the one the whole view gives.
+    #[test]
+    fn training_observes_from_a_partial_render_what_the_whole_view_gives() {
+        let asset = FaceAsset::load(&default_photo()).expect("photo");
+        let view = training_view(TRAIN_IOD);
+        let (shifts, read) = training_windows(view, TRAIN_IOD);
+        assert!(read.area() < view.size.area() * 3 / 5, "{read:?} of {:?}: most of the rays are spared", view.size);
+        let pivot = head3d::pivot(view);
+        let mut head = Head3d::default();
+        let (mut img, mut gray, mut part, mut part_gray) = (Mat::default(), Mat::default(), Mat::default(), Mat::default());
+        for pose in [(0.0, 0.0), (-90.0, 45.0), (50.0, -30.0), (90.0, 0.0)] {
+            head.render(&asset.photo, &asset.landmarks, pose, view, 0.0, &mut img).expect("render");
+            head.render_within(&asset.photo, &asset.landmarks, pose, view, 0.0, read, &mut part).expect("render");
+            imgproc::cvt_color_def(&img, &mut gray, imgproc::COLOR_BGR2GRAY).expect("gray");
+            imgproc::cvt_color_def(&part, &mut part_gray, imgproc::COLOR_BGR2GRAY).expect("gray");
+            for (sx, sy) in shifts {
+                let centre = [pivot[0] + sx * TRAIN_IOD, pivot[1] + sy * TRAIN_IOD];
+                assert_eq!(observe(&part_gray, centre, TRAIN_IOD).expect("observe"), observe(&gray, centre, TRAIN_IOD).expect("observe"), "{pose:?}, shift ({sx}, {sy})");
+            }
+        }
     }
 
     /// A model asked for is taken only once its time has come on the
