@@ -243,6 +243,8 @@ struct DirectScratch {
     /// The template's grey as pairs `(t[2k], t[2k + 1])` the same way (an odd
     /// row's last pair ends in 0), a row after another.
     tpairs: Vec<i32>,
+    /// Each template row's sum of grey and of its square.
+    trows: Vec<(u64, u64)>,
     /// The cross term of every place.
     cross: Vec<i32>,
     /// Integral images of the window's grey and its square, one wider and higher.
@@ -489,16 +491,18 @@ fn prepare(view: &GreyRows<'_>, tmpl: &GreyRows<'_>, scratch: &mut DirectScratch
     let (tw, th) = (tmpl.cols(), tmpl.rows());
     let (cols, rows) = (view.cols(), view.rows());
     let (rw, rh) = (cols - tw + 1, rows - th + 1);
-    let DirectScratch { pairs, tpairs, sum, sq, prefix, prefix_sq, .. } = scratch;
+    let DirectScratch { pairs, tpairs, trows, sum, sq, prefix, prefix_sq, .. } = scratch;
     let tp = tw.div_ceil(2);
     tpairs.clear();
     // (Sums of grey levels in integers: exact, as in f64 below 2⁵³, and
     // without f64's chain of dependent additions.)
     let (mut st, mut stt) = (0u64, 0u64);
+    trows.clear();
     for y in 0..th {
         let row = tmpl.row(y);
         tpairs.extend(row.chunks(2).map(|p| pair(p[0], p.get(1).copied().unwrap_or(0))));
         let (s1, s2) = grey_sums(row);
+        trows.push((s1, s2));
         st += s1;
         stt += s2;
     }
@@ -679,7 +683,7 @@ fn direct_peak_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: 
     let starts = &starts[..blocks];
     let mut rest = [Rest { inv_n: 0.0, mean_less: 0.0, spread2: 0.0 }; 5];
     for (r, &from) in rest.iter_mut().zip(starts) {
-        let (s, ss) = (from..th).map(|y| grey_sums(tmpl.row(y))).fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+        let (s, ss) = scratch.trows[from..th].iter().fold((0, 0), |(a, b), &(c, d)| (a + c, b + d));
         #[allow(clippy::cast_precision_loss)]
         let (s, ss, m) = (s as f64, ss as f64, ((th - from) * tw) as f64);
         *r = Rest { inv_n: 1.0 / m, mean_less: s / m - stats.st / stats.n, spread2: (ss - s * s / m).max(0.0) };
