@@ -1,6 +1,7 @@
 //! Normalized-correlation template search (Camera Mouse, BlinkLink): OpenCV
 //! `matchTemplate`'s `TM_CCOEFF_NORMED` in a window (computed directly, in
-//! integers, for 8-bit grey), and a sub-pixel peak.
+//! integers, for 8-bit grey; a search finishes only the places that can
+//! still be the best), and a sub-pixel peak.
 
 use opencv::core::{self, Mat, Rect};
 use opencv::imgproc;
