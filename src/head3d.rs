@@ -2,7 +2,8 @@
 //! or AHM's frame of the user: `vision::carry`) mapped onto a generic head, an
 //! ellipsoid 156 mm wide, 250 mm high and 200 mm deep with a nose on it, and
 //! rendered at any yaw and pitch by casting a ray through every output pixel
-//! (an orthographic camera: the head is far from the lens). The front half
+//! the head can cover (an orthographic camera: the head is far from the
+//! lens). The front half
 //! of the head takes the portrait, seen straight on; the back half is hair.
 //! The head turns about the ellipsoid's centre, 85 mm behind the eyes.
 //!
@@ -149,8 +150,10 @@ impl Head3d {
             self.map_y = Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(-10.0))?;
             self.hair = Mat::new_rows_cols_with_default(h, w, core::CV_8UC1, Scalar::all(0.0))?;
         }
-        let (u0, v0) = (within.x.max(0), within.y.max(0));
-        let (u1, v1) = ((within.x + within.width).min(w), (within.y + within.height).min(h));
+        // No ray beyond the head's reach from its centre can meet it.
+        let reach = head_box(view);
+        let (u0, v0) = (within.x.max(reach.x).max(0), within.y.max(reach.y).max(0));
+        let (u1, v1) = ((within.x + within.width).min(reach.x + reach.width).min(w), (within.y + within.height).min(reach.y + reach.height).min(h));
         for v in v0..v1 {
             let qy = -(f64::from(v) - origin[1]) / s;
             for u in u0..u1 {
@@ -179,6 +182,20 @@ impl Head3d {
         };
         Ok([place(lm.le, 0.0), place(lm.re, 0.0), place(lm.lb, brow_lift), place(lm.rb, brow_lift), place(lm.nose, 0.0), place(lm.mid, 0.0)])
     }
+}
+
+/// How far any point of the head lies from the ellipsoid's centre (mm): at
+/// most its largest half axis (`B`) plus the nose's height over the surface
+/// (32.6), with a margin. The head turns about that centre, so at every pose
+/// its picture lies within this distance of the centre's.
+const REACH_MM: f64 = 160.0;
+
+/// The pixels the head can cover in `view`, at any pose (see [`REACH_MM`]).
+fn head_box(view: View) -> core::Rect {
+    let (c, r) = (pivot(view), REACH_MM * view.iod_px / IOD_MM);
+    #[allow(clippy::cast_possible_truncation)]
+    let (x0, y0, x1, y1) = ((c[0] - r).floor() as i32 - 1, (c[1] - r).floor() as i32 - 1, (c[0] + r).ceil() as i32 + 2, (c[1] + r).ceil() as i32 + 2);
+    core::Rect::new(x0, y0, x1 - x0, y1 - y0)
 }
 
 /// Where the head turns about (the ellipsoid's centre) appears: the same
@@ -291,5 +308,29 @@ mod tests {
             }
             assert!(inside > 5000 && scene > 5000, "{pose:?}: {inside} head pixels inside, {scene} outside");
         }
+    }
+
+    /// No ray outside the head's box meets the head, at poses up to 90° of
+    /// yaw and 45° of pitch: drawing only inside it draws the whole head.
+    #[test]
+    fn no_ray_beyond_the_heads_reach_meets_it() {
+        // A pixel a millimetre: the box's rounding adds little to its reach.
+        let view = View { size: Size::new(400, 400), origin: [200.0, 190.0], iod_px: IOD_MM };
+        let reach = head_box(view);
+        assert!(reach.area() < view.size.area() * 7 / 10, "{reach:?}: the box spares a third of this frame");
+        let s = view.iod_px / IOD_MM;
+        let mut hits = 0;
+        for (yaw, pitch) in [(0.0, 0.0), (90.0, 0.0), (-90.0, 45.0), (60.0, -45.0), (-30.0, 30.0), (90.0, -45.0)] {
+            let r = rotation(&Pose { yaw, pitch, roll: 0.0 });
+            for v in 0..400 {
+                for u in 0..400 {
+                    let (qx, qy) = ((f64::from(u) - view.origin[0]) / s, -(f64::from(v) - view.origin[1]) / s);
+                    let hit = cast(&r, qx, qy).is_some();
+                    hits += usize::from(hit);
+                    assert!(!hit || reach.contains(core::Point::new(u, v)), "({yaw}, {pitch}): the ray at ({u}, {v}) meets the head outside {reach:?}");
+                }
+            }
+        }
+        assert!(hits > 6 * 3000, "{hits} rays met the head");
     }
 }
