@@ -3,9 +3,9 @@
 //! ellipsoid 156 mm wide, 250 mm high and 200 mm deep with a nose on it, and
 //! rendered at any yaw and pitch by casting a ray through every output pixel
 //! the head can cover (an orthographic camera: the head is far from the
-//! lens). The front half
-//! of the head takes the portrait, seen straight on; the back half is hair.
-//! The head turns about the ellipsoid's centre, 85 mm behind the eyes.
+//! lens). The front half of the head takes the portrait, seen straight on;
+//! the back half is hair. The head turns about the ellipsoid's centre, 85 mm
+//! behind the eyes.
 //!
 //! Landmarks are points on the same surface, projected the same way; one the
 //! head hides from the camera (the far eye past about 60° of yaw) gets no
