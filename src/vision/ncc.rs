@@ -354,6 +354,24 @@ mod kernel {
         run(pairs, pcols, tpairs, tp, rows, ry, x0, acc);
     }
 
+    /// The sum over place `x`'s `tw` columns between an integral image's
+    /// `rows` (above and below the place).
+    #[inline]
+    fn rect([top, bottom]: [&[f64]; 2], x: usize, tw: usize) -> f64 {
+        bottom[x + tw] + top[x] - top[x + tw] - bottom[x]
+    }
+
+    /// The coefficient's denominator at a place whose grey sums `si` and
+    /// whose squares sum `sii`: 0 where the place is flat (next to no
+    /// spread), which scores 0. The pruned search's bounds take it from
+    /// here too: a place they called flat and [`normalize`] did not could
+    /// be dropped while it is the best.
+    #[inline]
+    fn denominator(si: f64, sii: f64, t: super::TemplateStats) -> f64 {
+        let var_i = (sii - si * si / t.n).max(0.0);
+        if var_i <= (10.0 * f64::from(f32::EPSILON) * sii).min(0.5) { 0.0 } else { (var_i * t.var_t).sqrt() }
+    }
+
     /// `below[x] = above[x] + prefix[x]`, in f64 (exact: integers below 2⁵³).
     #[multiversion::multiversion(targets("x86_64+avx2"))]
     pub(super) fn add_rows(above: &[f64], prefix: &[i32], below: &mut [f64]) {
@@ -366,13 +384,11 @@ mod kernel {
     /// coefficient's denominator there, as [`normalize`] computes them.
     #[multiversion::multiversion(targets("x86_64+avx2"))]
     pub(super) fn whole_sums(sum: [&[f64]; 2], sq: [&[f64]; 2], tw: usize, t: super::TemplateStats, len: usize, whole: &mut super::Whole) {
-        let rect = |[top, bottom]: [&[f64]; 2], x: usize| bottom[x + tw] + top[x] - top[x + tw] - bottom[x];
         for i in 0..len.min(32) {
-            let (si, sii) = (rect(sum, i), rect(sq, i));
-            let var_i = (sii - si * si / t.n).max(0.0);
+            let (si, sii) = (rect(sum, i, tw), rect(sq, i, tw));
             whole.s[i] = si;
             whole.q[i] = sii;
-            whole.den[i] = if var_i <= (10.0 * f64::from(f32::EPSILON) * sii).min(0.5) { 0.0 } else { (var_i * t.var_t).sqrt() };
+            whole.den[i] = denominator(si, sii, t);
         }
     }
 
@@ -385,11 +401,10 @@ mod kernel {
     /// without a root). Written for the compiler to vectorize.
     #[multiversion::multiversion(targets("x86_64+avx2"))]
     pub(super) fn any_reaches(done: [&[f64]; 2], done_sq: [&[f64]; 2], tw: usize, whole: &super::Whole, acc: &[i32], b: super::Bound) -> bool {
-        let rect = |[top, bottom]: [&[f64]; 2], x: usize| bottom[x + tw] + top[x] - top[x + tw] - bottom[x];
         let mut reaches = false;
         let n = acc.len().min(32);
         for (i, (((&sit, &s), &q), &den)) in acc[..n].iter().zip(&whole.s[..n]).zip(&whole.q[..n]).zip(&whole.den[..n]).enumerate() {
-            let (s_done, q_done) = (rect(done, i), rect(done_sq, i));
+            let (s_done, q_done) = (rect(done, i, tw), rect(done_sq, i, tw));
             let (s_rest, q_rest) = (s - s_done, q - q_done);
             let var_rest = (q_rest - s_rest * s_rest * b.rest.inv_n).max(0.0);
             let reached = f64::from(sit) - b.t_mean * s_done + b.rest.mean_less * s_rest;
@@ -410,12 +425,10 @@ mod kernel {
     /// (AVX2 four places at a time), so the same numbers.
     #[multiversion::multiversion(targets("x86_64+avx2"))]
     pub(super) fn normalize(sum: [&[f64]; 2], sq: [&[f64]; 2], tw: usize, sits: &[i32], t: super::TemplateStats, out: &mut [f32]) {
-        let rect = |[top, bottom]: [&[f64]; 2], x: usize| bottom[x + tw] + top[x] - top[x + tw] - bottom[x];
         for (rx, (o, &sit)) in out.iter_mut().zip(sits).enumerate() {
-            let (si, sii) = (rect(sum, rx), rect(sq, rx));
-            let var_i = (sii - si * si / t.n).max(0.0);
+            let (si, sii) = (rect(sum, rx, tw), rect(sq, rx, tw));
             let cov = f64::from(sit) - si * t.st / t.n;
-            let den = if var_i <= (10.0 * f64::from(f32::EPSILON) * sii).min(0.5) { 0.0 } else { (var_i * t.var_t).sqrt() };
+            let den = denominator(si, sii, t);
             *o = if cov.abs() < den {
                 (cov / den) as f32
             } else if cov.abs() < den * 1.125 {
@@ -568,10 +581,16 @@ impl Prepared {
     /// The coefficients of the places `x0..x0 + out.len()` of place row `ry`
     /// from their cross terms `sits`.
     fn normalize(&self, scratch: &DirectScratch, ry: usize, x0: usize, sits: &[i32], out: &mut [f32]) {
-        let (vw, th) = (self.vw, self.th);
-        let (top, bottom) = (ry * vw + x0..(ry + 1) * vw, (ry + th) * vw + x0..(ry + th + 1) * vw);
-        let (sums, squares) = ([&scratch.sum[top.clone()], &scratch.sum[bottom.clone()]], [&scratch.sq[top], &scratch.sq[bottom]]);
+        let (sums, squares) = self.rows(scratch, ry, x0, self.th);
         kernel::normalize(sums, squares, self.tw, sits, self.stats, out);
+    }
+
+    /// The integral images' rows (grey, and its square) above place row
+    /// `ry` and `to` rows below it, from place `x0` on.
+    fn rows<'s>(&self, scratch: &'s DirectScratch, ry: usize, x0: usize, to: usize) -> ([&'s [f64]; 2], [&'s [f64]; 2]) {
+        let vw = self.vw;
+        let (top, bottom) = (ry * vw + x0..(ry + 1) * vw, (ry + to) * vw + x0..(ry + to + 1) * vw);
+        ([&scratch.sum[top.clone()], &scratch.sum[bottom.clone()]], [&scratch.sq[top], &scratch.sq[bottom]])
     }
 }
 
@@ -631,9 +650,7 @@ impl Whole {
     /// The sums of the places `x0..x0 + len` of place row `ry`, as
     /// [`kernel::normalize`] takes them.
     fn take(&mut self, p: &Prepared, scratch: &DirectScratch, ry: usize, x0: usize, len: usize) {
-        let (vw, th) = (p.vw, p.th);
-        let (top, bottom) = (ry * vw + x0..(ry + 1) * vw, (ry + th) * vw + x0..(ry + th + 1) * vw);
-        let (sums, squares) = ([&scratch.sum[top.clone()], &scratch.sum[bottom.clone()]], [&scratch.sq[top], &scratch.sq[bottom]]);
+        let (sums, squares) = p.rows(scratch, ry, x0, p.th);
         kernel::whole_sums(sums, squares, p.tw, p.stats, len, self);
     }
 }
@@ -714,9 +731,7 @@ fn direct_peak_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: 
                     whole.take(&p, scratch, ry, x0, len);
                     sums_taken = true;
                 }
-                let (above, below) = (ry * p.vw + x0..(ry + 1) * p.vw, (ry + to) * p.vw + x0..(ry + to + 1) * p.vw);
-                let done = [&scratch.sum[above.clone()], &scratch.sum[below.clone()]];
-                let done_sq = [&scratch.sq[above], &scratch.sq[below]];
+                let (done, done_sq) = p.rows(scratch, ry, x0, to);
                 let bound = Bound { t_mean: stats.st / stats.n, rest: rest[k + 1], floor: best - PRUNE_MARGIN };
                 if !kernel::any_reaches(done, done_sq, tw, &whole, acc, bound) {
                     dropped = true;
@@ -734,9 +749,12 @@ fn direct_peak_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: 
         }
     }
     // The best place's neighbours, for the sub-pixel peak.
-    #[allow(clippy::float_cmp)] // the best is one of the values
-    let peaks: Vec<usize> = (0..rw * rh).filter(|&i| f64::from(values[i]) == best).collect();
-    for i in peaks {
+    // (A neighbour finished here was dropped, so it is below the best: it is never taken for a peak.)
+    for i in 0..rw * rh {
+        #[allow(clippy::float_cmp)] // the best is one of the values
+        if f64::from(values[i]) != best {
+            continue;
+        }
         let (x, y) = (i % rw, i / rw);
         for (nx, ny) in [(x.wrapping_sub(1), y), (x + 1, y), (x, y.wrapping_sub(1)), (x, y + 1)] {
             if nx < rw && ny < rh && values[ny * rw + nx] == BELOW_BEST {
