@@ -685,8 +685,7 @@ fn direct_peak_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: 
         return Ok(());
     };
     let Prepared { tw, th, rw, rh, tp, pcols, stats, .. } = p;
-    // The blocks' first rows, and what the template holds from each on:
-    // its pixel count, its mean there and the root of its spread there.
+    // The blocks' first rows, and what the template holds from each on (`Rest`).
     let mut starts = [0, th / 8, th / 4, th / 2, 3 * th / 4];
     let blocks = {
         let mut n = 1;
@@ -699,17 +698,17 @@ fn direct_peak_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: 
         n
     };
     let starts = &starts[..blocks];
+    let t_mean = stats.st / stats.n;
     let mut rest = [Rest { inv_n: 0.0, mean_less: 0.0, spread2: 0.0 }; 5];
     for (r, &from) in rest.iter_mut().zip(starts) {
         let (s, ss) = scratch.trows[from..th].iter().fold((0, 0), |(a, b), &(c, d)| (a + c, b + d));
         #[allow(clippy::cast_precision_loss)]
         let (s, ss, m) = (s as f64, ss as f64, ((th - from) * tw) as f64);
-        *r = Rest { inv_n: 1.0 / m, mean_less: s / m - stats.st / stats.n, spread2: (ss - s * s / m).max(0.0) };
+        *r = Rest { inv_n: 1.0 / m, mean_less: s / m - t_mean, spread2: (ss - s * s / m).max(0.0) };
     }
     let values = result.data_typed_mut::<f32>()?;
     let mut best = f64::NEG_INFINITY;
     let mut acc = [0i32; 32];
-    let mut out = [0f32; 32];
     let mut whole = Whole::default();
     // The middle row first, then one below and one above, and so on.
     let middle = (rh - 1) / 2;
@@ -732,7 +731,7 @@ fn direct_peak_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: 
                     sums_taken = true;
                 }
                 let (done, done_sq) = p.rows(scratch, ry, x0, to);
-                let bound = Bound { t_mean: stats.st / stats.n, rest: rest[k + 1], floor: best - PRUNE_MARGIN };
+                let bound = Bound { t_mean, rest: rest[k + 1], floor: best - PRUNE_MARGIN };
                 if !kernel::any_reaches(done, done_sq, tw, &whole, acc, bound) {
                     dropped = true;
                     break;
@@ -742,8 +741,7 @@ fn direct_peak_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: 
             if dropped {
                 row.fill(BELOW_BEST);
             } else {
-                p.normalize(scratch, ry, x0, acc, &mut out[..len]);
-                row.copy_from_slice(&out[..len]);
+                p.normalize(scratch, ry, x0, acc, row);
                 best = row.iter().fold(best, |b, &v| b.max(f64::from(v)));
             }
         }
@@ -760,8 +758,7 @@ fn direct_peak_into(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, scratch: 
             if nx < rw && ny < rh && values[ny * rw + nx] == BELOW_BEST {
                 let mut sit = [0i32];
                 kernel::partial(&scratch.pairs, pcols, &scratch.tpairs, tp, (0, th), ny, nx, &mut sit);
-                p.normalize(scratch, ny, nx, &sit, &mut out[..1]);
-                values[ny * rw + nx] = out[0];
+                p.normalize(scratch, ny, nx, &sit, &mut values[ny * rw + nx..][..1]);
             }
         }
     }
