@@ -11,7 +11,7 @@
 //!
 //! Words are ranked by how likely they are after the previous word: the
 //! shipped word pairs (`assets/words/en-pairs.tsv`, P(word | previous) from
-//! the Google Books n-grams) interpolated with the word's own frequency,
+//! SymSpell's Google Books n-gram counts, about 230 000 pairs) interpolated with the word's own frequency,
 //! and above both the pairs the user has typed (learned and saved with the
 //! words). Before the first letter of a word, it offers the likeliest next
 //! words, so that a whole word can cost one selection; after a letter, the
@@ -59,12 +59,40 @@ pub struct Predictor {
     user: BTreeMap<String, u32>,
     /// The user's word pairs (a word, then the word after it) and how often.
     pairs: BTreeMap<(String, String), u32>,
-    /// Shipped word pairs in alphabetical order, each with P(second | first).
+    /// Shipped word pairs, each with P(second | first), in order.
     shipped_pairs: PairList,
 }
 
-/// A shipped pair list: (first, second, P(second | first)), in order.
-type PairList = Arc<[(String, String, f64)]>;
+/// The shipped word pairs, compact (there are about 230 000): the distinct
+/// first words in alphabetical order, and for each pair its first word's
+/// place among them, its second word's place in the word list, and
+/// P(second | first), ordered by first word and then second.
+#[derive(Debug, Clone, Default)]
+struct PairList {
+    firsts: Arc<[String]>,
+    pairs: Arc<[(u32, u32, f32)]>,
+}
+
+impl PairList {
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// The pairs that begin with `first` (a word as [`letters`] gives it).
+    fn after(&self, first: &str) -> &[(u32, u32, f32)] {
+        let Ok(i) = self.firsts.binary_search_by(|w| w.as_str().cmp(first)) else { return &[] };
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        let start = self.pairs.partition_point(|p| p.0 < i);
+        let len = self.pairs[start..].partition_point(|p| p.0 == i);
+        &self.pairs[start..start + len]
+    }
+}
 
 /// How much of a word's likelihood after a word is the shipped pairs'
 /// P(word | previous); the rest is its own frequency (Jelinek–Mercer
@@ -116,13 +144,15 @@ impl Predictor {
 
     /// Adds shipped word pairs (`first second<TAB>centibels` lines, the
     /// centibels of P(second | first); `#` starts a comment). A pair that
-    /// is not two words is skipped.
+    /// is not two words, or whose second word is not in the word list
+    /// (it could never be offered), is skipped: load the words first.
     ///
     /// # Errors
     /// The file cannot be read, or a line is malformed (named).
     pub fn load_pairs(&mut self, path: &Path) -> Result<(), PredictError> {
         let text = std::fs::read_to_string(path).map_err(|source| PredictError::Read { path: path.to_path_buf(), source })?;
-        let mut pairs = Vec::new();
+        let mut pairs: Vec<(&str, u32, f32)> = Vec::new();
+        let mut lowered = Vec::new();
         for (i, line) in text.lines().enumerate() {
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
@@ -130,17 +160,33 @@ impl Predictor {
             let bad = || PredictError::Format { path: path.to_path_buf(), line: i + 1 };
             let (pair, cb) = line.split_once('\t').ok_or_else(bad)?;
             let cb: f64 = cb.trim().parse().map_err(|_| bad())?;
-            if let Some((a, b)) = pair.split_once(' ')
-                && is_word(a)
-                && is_word(b)
-            {
-                pairs.push((a.to_lowercase(), b.to_lowercase(), 10f64.powf(cb / 100.0).min(1.0)));
+            let Some((a, b)) = pair.split_once(' ').filter(|(a, b)| is_word(a) && is_word(b)) else { continue };
+            let Some(second) = self.word_index(&b.to_lowercase()) else { continue };
+            let p = 10f64.powf(cb / 100.0).min(1.0) as f32;
+            if a.chars().any(char::is_uppercase) {
+                lowered.push((a.to_lowercase(), second, p));
+            } else {
+                pairs.push((a, second, p));
             }
         }
-        pairs.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
+        pairs.extend(lowered.iter().map(|(a, b, p)| (a.as_str(), *b, *p)));
+        pairs.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
         pairs.dedup_by(|x, y| x.0 == y.0 && x.1 == y.1);
-        self.shipped_pairs = pairs.into();
+        let mut firsts: Vec<String> = Vec::new();
+        let mut packed = Vec::with_capacity(pairs.len());
+        for &(a, b, p) in &pairs {
+            if firsts.last().is_none_or(|f| f != a) {
+                firsts.push(a.to_string());
+            }
+            packed.push((u32::try_from(firsts.len() - 1).unwrap_or(u32::MAX), b, p));
+        }
+        self.shipped_pairs = PairList { firsts: firsts.into(), pairs: packed.into() };
         Ok(())
+    }
+
+    /// A shipped word's place in the word list.
+    fn word_index(&self, word: &str) -> Option<u32> {
+        self.words.binary_search_by(|(w, _)| w.as_str().cmp(word)).ok().and_then(|i| u32::try_from(i).ok())
     }
 
     /// The shipped words and word pairs of this installation
@@ -286,8 +332,10 @@ impl Predictor {
         for w in after.user.keys() {
             candidates.entry(w).or_insert(0.0);
         }
-        for (_, w, _) in after.shipped {
-            candidates.entry(w.as_str()).or_insert_with(|| self.frequency(w));
+        for &(_, w, _) in after.shipped {
+            if let Some((w, f)) = self.words.get(w as usize) {
+                candidates.entry(w.as_str()).or_insert(*f);
+            }
         }
         self.best(&after, candidates, n, false)
     }
@@ -329,15 +377,8 @@ impl Predictor {
         if !is_word(&prev) {
             return After { shipped: &[], user: BTreeMap::new() };
         }
-        let start = self.shipped_pairs.partition_point(|(a, _, _)| a.as_str() < prev.as_str());
-        let len = self.shipped_pairs[start..].partition_point(|(a, _, _)| *a == prev);
         let user = self.pairs.range((prev.clone(), String::new())..).take_while(|((a, _), _)| *a == prev).map(|((_, b), c)| (b.as_str(), *c)).collect();
-        After { shipped: &self.shipped_pairs[start..start + len], user }
-    }
-
-    /// A shipped word's frequency (0 if not listed).
-    fn frequency(&self, word: &str) -> f64 {
-        self.words.binary_search_by(|(w, _)| w.as_str().cmp(word)).map_or(0.0, |i| self.words[i].1)
+        After { shipped: self.shipped_pairs.after(&prev), user }
     }
 
     /// The `n` likeliest of `candidates` (each with its shipped frequency) after `after`'s word.
@@ -347,7 +388,8 @@ impl Predictor {
             .map(|(w, f)| {
                 let own = f + USER_WEIGHT * f64::from(self.user.get(w).copied().unwrap_or(0));
                 let user_pair = f64::from(after.user.get(w).copied().unwrap_or(0));
-                (w, (1.0 - PAIR_SHARE) * own + PAIR_SHARE * after.shipped_p(w) + USER_PAIR_WEIGHT * user_pair)
+                let shipped = self.word_index(w).map_or(0.0, |i| after.shipped_p(i));
+                (w, (1.0 - PAIR_SHARE) * own + PAIR_SHARE * shipped + USER_PAIR_WEIGHT * user_pair)
             })
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -362,16 +404,16 @@ impl Predictor {
 }
 
 /// The words known to follow one word: the shipped pairs that begin with
-/// it (ordered by their second word) and the user's.
+/// it (ordered by their second word's place in the word list) and the user's.
 struct After<'a> {
-    shipped: &'a [(String, String, f64)],
+    shipped: &'a [(u32, u32, f32)],
     user: BTreeMap<&'a str, u32>,
 }
 
 impl After<'_> {
-    /// The shipped P(word | the previous word) (0 when not listed).
-    fn shipped_p(&self, word: &str) -> f64 {
-        self.shipped.binary_search_by(|(_, b, _)| b.as_str().cmp(word)).map_or(0.0, |i| self.shipped[i].2)
+    /// The shipped P(word | the previous word) of the listed word at `word` (0 when no pair).
+    fn shipped_p(&self, word: u32) -> f64 {
+        self.shipped.binary_search_by(|p| p.1.cmp(&word)).map_or(0.0, |i| f64::from(self.shipped[i].2))
     }
 }
 
@@ -530,6 +572,23 @@ mod tests {
         std::fs::write(&pairs, "thank you\n").expect("write");
         let e = w.load_pairs(&pairs).expect_err("malformed").to_string();
         assert!(e.contains("pairs.tsv") && e.contains("line 1"), "{e}");
+    }
+
+    /// The pairs are kept by their words' places: in any order in the file,
+    /// a first word in capitals is the same word, and a pair whose second
+    /// word is not listed (it could never be offered) is left out.
+    #[test]
+    fn pairs_in_any_order_are_found_by_their_first_word() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = list(dir.path());
+        let pairs = dir.path().join("pairs.tsv");
+        std::fs::write(&pairs, "hello there\t-30\nhelp zebra\t-1\nHelp then\t-20\nhelp they\t-40\nzzz then\t-10\nhello there\t-90\n").expect("write");
+        w.load_pairs(&pairs).expect("pairs");
+        assert_eq!(w.shipped_pairs.len(), 4, "zebra is not listed; the same pair twice counts once");
+        assert_eq!(w.suggest_next("help", 2), vec!["then", "they"]);
+        assert_eq!(w.suggest_after("HELLO", "th", 1), vec!["there"]);
+        assert_eq!(w.suggest_after("zzz", "th", 1), vec!["then"], "a first word need not be listed");
+        assert!(w.shipped_pairs.after("hel").is_empty() && w.shipped_pairs.after("helpx").is_empty());
     }
 
     #[test]
