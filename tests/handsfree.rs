@@ -20,7 +20,7 @@
 //! - A setting is changed on the Settings page by resting the pointer, and
 //!   is there after a restart.
 //! - The docked menu never covers the main window's controls, at any edge.
-//! - On a 1920x1080 screen the keyboard, opened from the default bottom
+//! - On a 1600x900 screen the keyboard, opened from the default bottom
 //!   dock, moves to the right side, where a page holds more keys.
 
 mod common;
@@ -828,7 +828,8 @@ fn the_docked_menu_never_covers_the_main_window() {
 /// from the default (bottom) dock moves to the right side: only there do
 /// its keys all fit on one page (the bottom dock is 210 points high); its
 /// first rest by the pointer moved there counts. (On 1920x1080 the bottom
-/// dock holds every key, and it stays: the unit test of `typing_dock`.)
+/// dock holds every key, but the side's are quicker to point at, and it
+/// goes there too: the unit test of `typing_dock`.)
 #[test]
 fn the_keyboard_opens_at_the_side_where_it_holds_more_keys() {
     let Some(x) = xvfb_with("1600x900x24") else { return };

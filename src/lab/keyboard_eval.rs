@@ -76,7 +76,7 @@ fn fitts_bits(from: Option<egui::Rect>, to: egui::Rect) -> f64 {
     let w = f64::from(to.width().min(to.height())).max(1.0);
     match from {
         Some(f) if f == to => 2.0 * (1.0f64 + 1.0).log2(),
-        Some(f) => (f64::from(f.center().distance(to.center())) / w + 1.0).log2(),
+        Some(f) => crate::ui::menu_panel::index_of_difficulty(f, to),
         // The first selection of a phrase: the pointer comes from the text, about a panel's height away.
         None => (f64::from(to.center().y.max(to.height())) * 2.0 / w + 1.0).log2(),
     }
@@ -194,10 +194,15 @@ pub fn measure_keyboard(phrases: &[String], menus_dir: &Path, keyboard: &str, si
     Ok(cost)
 }
 
-/// The menu window's panels measured: the default bottom dock and a side
-/// dock, on a 1920×1080 screen at the default zoom of 1.5 (1280×720 points;
-/// a dock is 45 % of the screen; the title row takes 60 points).
-pub const PANELS: [(&str, PanelSize); 2] = [("bottom dock (default), 1280×264 pt, wide", (1280.0, 264.0, 3, true)), ("right dock, 560×660 pt, 3 columns", (560.0, 660.0, 3, false))];
+/// The menu window's panels measured, on a 1920×1080 screen at the default
+/// zoom of 1.5 (1280×720 points; a dock is 45 % of the screen; the title
+/// row takes 60 points): the bottom dock's strip, and the right side, where
+/// the keyboard opens from the default bottom dock (its keys are as many
+/// and quicker to point at there: `ui::typing_dock`) and from a right dock.
+pub const PANELS: [(&str, PanelSize); 2] = [
+    ("bottom strip, 1280×264 pt, wide (the keyboard opens at the side instead)", (1280.0, 264.0, 3, true)),
+    ("right side, 560×660 pt, 3 columns (the keyboard from the default bottom dock, or a right dock)", (560.0, 660.0, 3, false)),
+];
 
 /// How fast the pointer moves, for the time model: a mapping mode and its
 /// Fitts' law throughput (bits/s, from `facemouse eval-pointer`).

@@ -135,6 +135,15 @@ fn key_grid(units: &[(usize, bool)], width: f32, height: f32, other_rows: usize)
 /// targets have the rest.
 pub const HEADING: f32 = 52.0;
 
+/// Fitts' index of difficulty (bits) of moving from target `from` to
+/// target `to`: `log2(D/W + 1)`, D between their centres, W the smaller
+/// side of `to` (the "smaller-of" model of MacKenzie and Buxton, 1992).
+#[must_use]
+pub fn index_of_difficulty(from: egui::Rect, to: egui::Rect) -> f64 {
+    let w = f64::from(to.width().min(to.height())).max(1.0);
+    (f64::from(from.center().distance(to.center())) / w + 1.0).log2()
+}
+
 /// The menu panel's state.
 pub struct MenuPanel {
     pub nav: Navigator,
@@ -533,6 +542,30 @@ impl MenuPanel {
         let n = self.per_page;
         (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.word_rows, self.targets, self.rows, self.keys) = saved;
         n
+    }
+
+    /// How hard the open menu's keys are to point at on a panel of `width`
+    /// × `height` points (`wide`: docked at the top or the bottom), its
+    /// title line included: the mean Fitts' index of difficulty (bits,
+    /// [`index_of_difficulty`]) from each of its items and offered words to
+    /// each other one, on the first page. Nothing of what is shown changes.
+    pub fn mean_index_of_difficulty(&mut self, width: f32, height: f32, wide: bool) -> f64 {
+        let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.word_rows, self.targets.clone(), self.rows.clone(), self.keys);
+        self.wide = wide;
+        self.page = 0;
+        let rects = self.plan_rects(width, height - HEADING);
+        let keys: Vec<egui::Rect> = self.targets.iter().zip(&rects).filter(|(t, _)| matches!(t, Target::Item(_) | Target::Word(_))).map(|(_, r)| *r).collect();
+        (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.word_rows, self.targets, self.rows, self.keys) = saved;
+        let (mut sum, mut n) = (0.0, 0usize);
+        for (i, from) in keys.iter().enumerate() {
+            for (j, to) in keys.iter().enumerate() {
+                if i != j {
+                    sum += index_of_difficulty(*from, *to);
+                    n += 1;
+                }
+            }
+        }
+        if n == 0 { 0.0 } else { sum / n as f64 }
     }
 
     /// Does what `target` is for, as a click, a dwell or a scanning select on it would.

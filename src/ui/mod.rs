@@ -491,22 +491,40 @@ impl MenuPlace {
 /// 911×512 points). The rest of the screen keeps room for the main window.
 const TYPING_DEPTHS: [f32; 3] = [0.5, 0.55, 0.6];
 
+/// What a panel offers a typist: how many of the menu's keys a page holds,
+/// and how hard they are to point at (the mean index of difficulty between
+/// them, bits: [`menu_panel::MenuPanel::mean_index_of_difficulty`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct TypingRoom {
+    holds: usize,
+    bits: f64,
+}
+
+/// What `panel`'s open menu finds on a panel of `width` × `height` points
+/// (its title line included; `wide`: docked at the top or the bottom).
+fn typing_room(panel: &mut MenuPanel, width: f32, height: f32, wide: bool) -> TypingRoom {
+    TypingRoom { holds: panel.items_per_page(width, height, wide), bits: panel.mean_index_of_difficulty(width, height, wide) }
+}
+
 /// Where the menu docks while menu `current` (of `keys` items) is open on
 /// a `screen` (points), the profile saying `dock`. A keyboard menu (or the
 /// phrases) on a top or bottom dock goes to the right side when a page
-/// there holds more of its keys (`per_page(width, height, wide)` says how
-/// many a panel holds). A keyboard that still pages gets a deeper side
-/// dock (`TYPING_DEPTHS`, at the profile's side, or the right), the first
-/// that holds every key.
-fn typing_dock(dock: crate::settings::Dock, current: &str, keys: usize, screen: [f32; 2], mut per_page: impl FnMut(f32, f32, bool) -> usize) -> MenuPlace {
+/// there holds more of its keys (`room(width, height, wide)` says how many
+/// a panel holds and how hard they are to point at); a keyboard also goes
+/// there when the side holds as many and its keys are quicker to point at:
+/// a top or bottom dock is a long strip, and typing across it costs every
+/// move more (`docs/keyboard.md`). A keyboard that still pages gets a
+/// deeper side dock (`TYPING_DEPTHS`, at the profile's side, or the right),
+/// the first that holds every key.
+fn typing_dock(dock: crate::settings::Dock, current: &str, keys: usize, screen: [f32; 2], mut room: impl FnMut(f32, f32, bool) -> TypingRoom) -> MenuPlace {
     use crate::settings::Dock;
     let typing = current.starts_with("keyboard") || current == "phrases";
     if !typing {
         return MenuPlace::at(dock);
     }
-    let mut held = |p: MenuPlace| {
+    let mut room_at = |p: MenuPlace| {
         let size = p.place(screen).1;
-        per_page(size[0], size[1] - MENU_TITLE_ROW, p.wide())
+        room(size[0], size[1] - MENU_TITLE_ROW, p.wide())
     };
     let keyboard = current.starts_with("keyboard");
     let mut chosen = MenuPlace::at(dock);
@@ -514,19 +532,20 @@ fn typing_dock(dock: crate::settings::Dock, current: &str, keys: usize, screen: 
         return chosen;
     }
     // Each count lays the panel out: each place is counted once.
-    let mut holds = held(chosen);
+    let mut here = room_at(chosen);
     if chosen.wide() {
         let side = MenuPlace::at(Dock::Right);
-        let side_holds = held(side);
-        if side_holds > holds {
-            (chosen, holds) = (side, side_holds);
+        let there = room_at(side);
+        let quicker = keyboard && there.holds == here.holds && there.bits < here.bits;
+        if there.holds > here.holds || quicker {
+            (chosen, here) = (side, there);
         }
     }
-    if !keyboard || holds >= keys {
+    if !keyboard || here.holds >= keys {
         return chosen;
     }
     let side = if chosen.wide() { Dock::Right } else { chosen.dock };
-    TYPING_DEPTHS.iter().map(|&depth| MenuPlace { dock: side, depth }).find(|&p| held(p) >= keys).unwrap_or(chosen)
+    TYPING_DEPTHS.iter().map(|&depth| MenuPlace { dock: side, depth }).find(|&p| room_at(p).holds >= keys).unwrap_or(chosen)
 }
 
 /// The least room (points) the main window keeps beside the docked menu:
@@ -1389,7 +1408,7 @@ impl FacemouseApp {
             return *chosen;
         }
         let keys = self.menu.nav.current().items.len();
-        let chosen = typing_dock(dock, &key.0, keys, screen, |w, h, wide| self.menu.items_per_page(w, h, wide));
+        let chosen = typing_dock(dock, &key.0, keys, screen, |w, h, wide| typing_room(&mut self.menu, w, h, wide));
         self.dock_chosen = Some((key, chosen));
         chosen
     }
@@ -1887,7 +1906,7 @@ mod tests {
                 let mut panel = MenuPanel::new(Navigator::new(menus.clone()), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
                 assert!(panel.nav.open("keyboard"));
                 let keys = panel.nav.current().items.len();
-                let at = typing_dock(dock, "keyboard", keys, screen, |w, h, wide| panel.items_per_page(w, h, wide));
+                let at = typing_dock(dock, "keyboard", keys, screen, |w, h, wide| typing_room(&mut panel, w, h, wide));
                 let size = at.place(screen).1;
                 panel.wide = at.wide();
                 let what = format!("{px:?} docked {dock:?}, shown {at:?} in {size:?}");
@@ -1922,40 +1941,49 @@ mod tests {
     }
 
     /// The keyboard from a bottom dock goes to the side where a page there
-    /// holds more keys. On 1920x1080 at zoom 1.5 (1280x720 points) the
-    /// bottom dock holds every key and the keyboard stays; on 1600x900
-    /// (1067x600 points) and 1280x800 (853x533) only the side does, and it
-    /// goes there. On 1366x768 (911x512) and 1280x720 (853x480) neither
-    /// does (on 1366x768, 5 keys a page at the bottom and 2 at the side):
-    /// the side dock grows deeper until every key is on one page. Other
-    /// menus stay.
+    /// holds more keys, or as many that are quicker to point at. On
+    /// 1920x1080 at zoom 1.5 (1280x720 points) both hold every key, and the
+    /// side's are quicker to point at (the bottom is a strip two keys high
+    /// and 1280 points long): it goes to the side, and so from the top. On
+    /// 1600x900 (1067x600 points) and 1280x800 (853x533) only the side holds
+    /// them all, and it goes there. On 1366x768 (911x512) and 1280x720
+    /// (853x480) neither does (on 1366x768, 5 keys a page at the bottom and
+    /// 2 at the side): the side dock grows deeper until every key is on one
+    /// page. Other menus stay.
     #[test]
-    fn the_keyboard_docks_at_the_side_where_a_page_there_holds_more_keys() {
+    fn the_keyboard_docks_at_the_side_where_a_page_there_holds_more_keys_or_quicker_ones() {
         use crate::settings::{Dock, MENU_DEPTH};
         let menus = crate::menus::load_dir(&crate::data_dir().join("menus")).expect("menus");
         let tmp = tempfile::tempdir().expect("tempdir");
         let mut panel = MenuPanel::new(Navigator::new(menus), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
         assert!(panel.nav.open("keyboard"));
         let keys = panel.nav.current().items.len();
-        let mut per_page = |w: f32, h: f32, wide: bool| panel.items_per_page(w, h, wide);
+        let mut room = |w: f32, h: f32, wide: bool| typing_room(&mut panel, w, h, wide);
         let place = |dock: Dock, screen: [f32; 2]| dock.place(screen).1;
-        for (screen, dock, deeper) in [([1280.0, 720.0], Dock::Bottom, false), ([1067.0, 600.0], Dock::Right, false), ([853.0, 533.0], Dock::Right, false), ([911.0, 512.0], Dock::Right, true), ([853.0, 480.0], Dock::Right, true)] {
+        for (screen, dock, deeper) in [([1280.0, 720.0], Dock::Right, false), ([1067.0, 600.0], Dock::Right, false), ([853.0, 533.0], Dock::Right, false), ([911.0, 512.0], Dock::Right, true), ([853.0, 480.0], Dock::Right, true)] {
             let (low, side) = (place(Dock::Bottom, screen), place(Dock::Right, screen));
-            let counts = (per_page(low[0], low[1] - MENU_TITLE_ROW, true), per_page(side[0], side[1] - MENU_TITLE_ROW, false));
-            let at = typing_dock(Dock::Bottom, "keyboard", keys, screen, &mut per_page);
-            assert_eq!(at.dock, dock, "{screen:?}: bottom and side hold {counts:?} of {keys}");
-            assert_eq!(at.depth > MENU_DEPTH, deeper, "{screen:?}: {at:?}, bottom and side hold {counts:?} of {keys}");
+            let rooms = (room(low[0], low[1] - MENU_TITLE_ROW, true), room(side[0], side[1] - MENU_TITLE_ROW, false));
+            let at = typing_dock(Dock::Bottom, "keyboard", keys, screen, &mut room);
+            assert_eq!(at.dock, dock, "{screen:?}: bottom and side {rooms:?} of {keys}");
+            assert_eq!(at.depth > MENU_DEPTH, deeper, "{screen:?}: {at:?}, bottom and side {rooms:?} of {keys}");
             assert!(at.depth <= 0.6, "{screen:?}: {at:?} leaves room for the main window");
             let size = at.place(screen).1;
-            assert_eq!(per_page(size[0], size[1] - MENU_TITLE_ROW, at.wide()), keys, "{screen:?}: {at:?} holds every key");
+            assert_eq!(room(size[0], size[1] - MENU_TITLE_ROW, at.wide()).holds, keys, "{screen:?}: {at:?} holds every key");
         }
-        assert_eq!(per_page(1280.0, 720.0 * 0.45 - MENU_TITLE_ROW, true), keys, "every key at the bottom of 1920x1080");
-        assert_eq!(typing_dock(Dock::Bottom, "main", 10, [1067.0, 600.0], &mut per_page), MenuPlace::at(Dock::Bottom));
-        assert_eq!(typing_dock(Dock::Left, "keyboard", keys, [1067.0, 600.0], &mut per_page), MenuPlace::at(Dock::Left));
+        let (low, side) = (place(Dock::Bottom, [1280.0, 720.0]), place(Dock::Right, [1280.0, 720.0]));
+        let (low, side) = (room(low[0], low[1] - MENU_TITLE_ROW, true), room(side[0], side[1] - MENU_TITLE_ROW, false));
+        assert_eq!(low.holds, keys, "every key at the bottom of 1920x1080");
+        assert!(side.bits < low.bits - 0.3, "the side's keys are quicker to point at: {side:?}, bottom {low:?}");
+        assert_eq!(typing_dock(Dock::Top, "keyboard", keys, [1280.0, 720.0], &mut room), MenuPlace::at(Dock::Right));
+        // The default profile docks at the bottom: its keyboard is the one `eval-keyboard` measures at the side.
+        assert_eq!(crate::settings::UiSettings::default().menu_dock, Dock::Bottom);
+        assert_eq!(typing_dock(Dock::Bottom, "main", 10, [1067.0, 600.0], &mut room), MenuPlace::at(Dock::Bottom));
+        assert_eq!(typing_dock(Dock::Left, "keyboard", keys, [1067.0, 600.0], &mut room), MenuPlace::at(Dock::Left));
         // A left dock grows deeper at the left.
-        assert_eq!(typing_dock(Dock::Left, "keyboard", keys, [853.0, 480.0], &mut per_page).dock, Dock::Left);
-        // A menu that is not a keyboard never grows.
-        assert_eq!(typing_dock(Dock::Right, "phrases", 500, [853.0, 480.0], &mut per_page), MenuPlace::at(Dock::Right));
+        assert_eq!(typing_dock(Dock::Left, "keyboard", keys, [853.0, 480.0], &mut room).dock, Dock::Left);
+        // A menu that is not a keyboard never grows, nor moves where it holds as many.
+        assert_eq!(typing_dock(Dock::Right, "phrases", 500, [853.0, 480.0], &mut room), MenuPlace::at(Dock::Right));
+        assert_eq!(typing_dock(Dock::Bottom, "phrases", 8, [1280.0, 720.0], &mut room), MenuPlace::at(Dock::Bottom));
         // Measuring changes nothing of what is shown.
         assert_eq!(panel.page(), (0, panel.page().1));
     }
