@@ -603,3 +603,45 @@ fn the_qwerty_keyboard_keeps_its_rows_on_one_page() {
         assert!((a.left() - q.left()).abs() < 1.0 && (z.left() - a.left()).abs() < 1.0, "{size:?}: each row starts at the left");
     }
 }
+
+/// A key is under the pointer up to the middle of the gap round it
+/// (`menu_panel::HIT_MARGIN`, the windows' interact radius): a rest in the
+/// gap beside a key, nearer to it, types that key, in the gap between two
+/// rows too; there is no dead strip between keys. The side keyboard of a
+/// 1920x1080 screen at zoom 1.5, the window's style as the app sets it.
+#[test]
+fn a_rest_in_the_gap_beside_a_key_types_that_key() {
+    use facemouse::ui::menu_panel::HIT_MARGIN;
+    let dir = user_menus();
+    let menus = menus::load_dir(dir.path()).expect("menus");
+    let panel = MenuPanel::new(Navigator::new(menus), dir.path().to_path_buf(), 3, false, 1000.0, 1000.0);
+    let mut h = Harness::builder().with_size(egui::vec2(560.0, 660.0)).with_step_dt(0.1).build_ui_state(
+        |ui, s: &mut State| {
+            let _ = facemouse::ui::style::apply(ui.ctx(), &facemouse::settings::UiSettings { zoom: 1.0, ..Default::default() });
+            let t = ui.input(|i| i.time) * 1000.0;
+            if let Some(o) = s.panel.show(ui, t) {
+                s.outcomes.push(o);
+            }
+        },
+        State { panel, outcomes: Vec::new() },
+    );
+    h.run_steps(1);
+    h.state_mut().panel.nav.open("keyboard");
+    h.run_steps(2);
+    let (e, t) = (h.get_by_label("e").rect(), h.get_by_label("t").rect());
+    let gap = t.left() - e.right();
+    assert!(gap > 2.0 * HIT_MARGIN - 1.0 && gap < 2.0 * HIT_MARGIN + 1.0, "keys {gap} apart");
+    // Beside "e", just short of the gap's middle; then below "t", in the gap to the next row.
+    let below = ('a'..='z').filter_map(|c| h.query_by_label(&c.to_string()).map(|n| n.rect())).find(|r| r.top() > t.bottom() && r.left() <= t.center().x && r.right() >= t.center().x);
+    let spots = [(egui::pos2(e.right() + HIT_MARGIN - 0.5, e.center().y), "e"), (egui::pos2(t.center().x, t.bottom() + HIT_MARGIN - 0.5), "t")];
+    assert!(below.is_some_and(|b| b.top() - t.bottom() > 2.0 * HIT_MARGIN - 1.0), "a row of keys under t: {below:?}");
+    for (i, (at, key)) in spots.into_iter().enumerate() {
+        h.hover_at(egui::pos2(5.0, 5.0));
+        h.run_steps(3);
+        h.hover_at(at);
+        h.run_steps(15);
+        let typed: Vec<_> = h.state().outcomes.iter().filter(|o| matches!(o, Outcome::Type(_))).cloned().collect();
+        assert_eq!(typed.len(), i + 1, "a rest at {at:?} typed one key: {typed:?}");
+        assert_eq!(typed[i], Outcome::Type(key.into()), "the rest at {at:?}, nearest {key}");
+    }
+}

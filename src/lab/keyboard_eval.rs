@@ -12,8 +12,10 @@
 //! Words per minute (a word is five characters, spaces included) come from
 //! a time model. By dwell, each selection costs the move to its target by
 //! Fitts' law, `log2(D/W + 1)` bits (D: from the last target's centre, W:
-//! the target's smaller side; a key chosen twice in a row is left and
-//! entered again, out and back over its own width) at the throughput that
+//! the smaller side of the area where the target is under the pointer,
+//! the key and half the gap round it, `menu_panel::HIT_MARGIN`; a key
+//! chosen twice in a row is left and entered again, out and back over its
+//! own width) at the throughput that
 //! `facemouse eval-pointer` measures for a mode, plus the dwell. By
 //! row–column scanning, each selection waits its scan steps and about half
 //! a step for each of its two presses, at `scan_step_ms` a step.
@@ -73,7 +75,7 @@ fn wpm(chars: usize, seconds: f64) -> f64 {
 /// The index of difficulty (bits) of moving from `from` to `to`; the same
 /// target again is left and entered again.
 fn fitts_bits(from: Option<egui::Rect>, to: egui::Rect) -> f64 {
-    let w = f64::from(to.width().min(to.height())).max(1.0);
+    let w = f64::from(to.width().min(to.height()) + 2.0 * crate::ui::menu_panel::HIT_MARGIN).max(1.0);
     match from {
         Some(f) if f == to => 2.0 * (1.0f64 + 1.0).log2(),
         Some(f) => crate::ui::menu_panel::index_of_difficulty(f, to),

@@ -39,6 +39,14 @@ pub enum Target {
 const TARGET_SIZE: [f32; 2] = [150.0, 80.0];
 const TARGET_GAP: f32 = 12.0;
 
+/// How far past its edge a target is still under the pointer: half the gap
+/// between targets (the windows' `interact_radius`, set by
+/// [`super::style::apply`]). Targets' hit areas meet in the middle of each
+/// gap, so a pointer that drifts across one is still on a key, and a
+/// dwell is not started over by the gaps (there is no dead strip between
+/// keys where the pointer selects nothing).
+pub const HIT_MARGIN: f32 = TARGET_GAP / 2.0;
+
 /// A key of a keyboard menu laid out to fit every key on one page is at
 /// least this size (points; 66×51 pixels at the default zoom of 1.5), and
 /// at most this (a large side dock gives no giant keys).
@@ -137,10 +145,12 @@ pub const HEADING: f32 = 52.0;
 
 /// Fitts' index of difficulty (bits) of moving from target `from` to
 /// target `to`: `log2(D/W + 1)`, D between their centres, W the smaller
-/// side of `to` (the "smaller-of" model of MacKenzie and Buxton, 1992).
+/// side of the area where `to` is under the pointer, the target and
+/// [`HIT_MARGIN`] round it (the "smaller-of" model of MacKenzie and
+/// Buxton, 1992).
 #[must_use]
 pub fn index_of_difficulty(from: egui::Rect, to: egui::Rect) -> f64 {
-    let w = f64::from(to.width().min(to.height())).max(1.0);
+    let w = f64::from(to.width().min(to.height()) + 2.0 * HIT_MARGIN).max(1.0);
     (f64::from(from.center().distance(to.center())) / w + 1.0).log2()
 }
 

@@ -116,6 +116,8 @@ pub fn apply(ctx: &egui::Context, ui: &UiSettings) -> Color32 {
     let bg = v.panel_fill;
     v.panel_fill = Color32::TRANSPARENT;
     ctx.set_visuals(v);
+    // A target is under the pointer up to the middle of the gap round it.
+    ctx.all_styles_mut(|s| s.interaction.interact_radius = super::menu_panel::HIT_MARGIN);
     bg
 }
 
