@@ -10,10 +10,10 @@
 //! general list predicts.
 //!
 //! Words are ranked by how likely they are after the previous word: the
-//! shipped word pairs (`assets/words/en-pairs.tsv`, P(word | previous) from
-//! SymSpell's Google Books n-gram counts, about 230 000 pairs) interpolated with the word's own frequency,
-//! and above both the pairs the user has typed (learned and saved with the
-//! words). Before the first letter of a word, it offers the likeliest next
+//! shipped word pairs (`assets/words/en-pairs.tsv`, about 230 000, P(word |
+//! previous) from SymSpell's counts of the Google Books n-grams)
+//! interpolated with the word's own frequency, and above both the pairs
+//! the user has typed (learned and saved with the words). Before the first letter of a word, it offers the likeliest next
 //! words, so that a whole word can cost one selection; after a letter, the
 //! likeliest words that begin so.
 

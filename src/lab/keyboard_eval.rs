@@ -75,12 +75,11 @@ fn wpm(chars: usize, seconds: f64) -> f64 {
 /// The index of difficulty (bits) of moving from `from` to `to`; the same
 /// target again is left and entered again.
 fn fitts_bits(from: Option<egui::Rect>, to: egui::Rect) -> f64 {
-    let w = f64::from(to.width().min(to.height()) + 2.0 * crate::ui::menu_panel::HIT_MARGIN).max(1.0);
     match from {
         Some(f) if f == to => 2.0 * (1.0f64 + 1.0).log2(),
         Some(f) => crate::ui::menu_panel::index_of_difficulty(f, to),
         // The first selection of a phrase: the pointer comes from the text, about a panel's height away.
-        None => (f64::from(to.center().y.max(to.height())) * 2.0 / w + 1.0).log2(),
+        None => (f64::from(to.center().y.max(to.height())) * 2.0 / crate::ui::menu_panel::hit_width(to) + 1.0).log2(),
     }
 }
 
