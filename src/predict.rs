@@ -332,12 +332,7 @@ impl Predictor {
         for w in after.user.keys() {
             candidates.entry(w).or_insert(0.0);
         }
-        for &(_, w, _) in after.shipped {
-            if let Some((w, f)) = self.words.get(w as usize) {
-                candidates.entry(w.as_str()).or_insert(*f);
-            }
-        }
-        self.best(&after, candidates, n, false)
+        self.best(&after, &candidates, after.shipped, n, false)
     }
 
     /// Up to `n` words that begin with `prefix` (case ignored), never
@@ -362,7 +357,7 @@ impl Predictor {
         }
         candidates.remove(p.as_str());
         let capital = prefix.chars().next().is_some_and(char::is_uppercase);
-        self.best(&self.after(previous), candidates, n, capital)
+        self.best(&self.after(previous), &candidates, &[], n, capital)
     }
 
     /// [`Predictor::suggest_after`] with no previous word.
@@ -381,19 +376,34 @@ impl Predictor {
         After { shipped: self.shipped_pairs.after(&prev), user }
     }
 
-    /// The `n` likeliest of `candidates` (each with its shipped frequency) after `after`'s word.
-    fn best(&self, after: &After<'_>, candidates: BTreeMap<&str, f64>, n: usize, capital: bool) -> Vec<String> {
-        let mut scored: Vec<(&str, f64)> = candidates
-            .into_iter()
-            .map(|(w, f)| {
-                let own = f + USER_WEIGHT * f64::from(self.user.get(w).copied().unwrap_or(0));
-                let user_pair = f64::from(after.user.get(w).copied().unwrap_or(0));
-                let shipped = self.word_index(w).map_or(0.0, |i| after.shipped_p(i));
-                (w, (1.0 - PAIR_SHARE) * own + PAIR_SHARE * shipped + USER_PAIR_WEIGHT * user_pair)
-            })
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        scored.into_iter().take(n).map(|(w, _)| shown(w, capital)).collect()
+    /// The `n` likeliest of `candidates` (each with its shipped frequency)
+    /// and of the second words of the shipped `pairs` (there may be
+    /// thousands; each holds its word's place and P(word | previous), so
+    /// nothing is looked up for them) after `after`'s word.
+    fn best(&self, after: &After<'_>, candidates: &BTreeMap<&str, f64>, pairs: &[(u32, u32, f32)], n: usize, capital: bool) -> Vec<String> {
+        let score = |w: &str, f: f64, shipped: f64| {
+            let own = f + USER_WEIGHT * f64::from(self.user.get(w).copied().unwrap_or(0));
+            let user_pair = f64::from(after.user.get(w).copied().unwrap_or(0));
+            (1.0 - PAIR_SHARE) * own + PAIR_SHARE * shipped + USER_PAIR_WEIGHT * user_pair
+        };
+        let mut scored: Vec<(&str, f64)> = candidates.iter().map(|(&w, &f)| (w, score(w, f, self.word_index(w).map_or(0.0, |i| after.shipped_p(i))))).collect();
+        for &(_, i, p) in pairs {
+            if let Some((w, f)) = self.words.get(i as usize)
+                && !candidates.contains_key(w.as_str())
+            {
+                scored.push((w, score(w, *f, f64::from(p))));
+            }
+        }
+        let order = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0));
+        if n == 0 {
+            return Vec::new();
+        }
+        if scored.len() > n {
+            scored.select_nth_unstable_by(n - 1, order);
+            scored.truncate(n);
+        }
+        scored.sort_by(order);
+        scored.into_iter().map(|(w, _)| shown(w, capital)).collect()
     }
 
     /// How often the user typed `word`.
