@@ -153,6 +153,8 @@ impl Predictor {
         let text = std::fs::read_to_string(path).map_err(|source| PredictError::Read { path: path.to_path_buf(), source })?;
         let mut pairs: Vec<(&str, u32, f32)> = Vec::new();
         let mut lowered = Vec::new();
+        // Each pair's second word looked up by hashing, not by a search of the sorted list.
+        let places: std::collections::HashMap<&str, u32> = self.words.iter().enumerate().filter_map(|(i, (w, _))| Some((w.as_str(), u32::try_from(i).ok()?))).collect();
         for (i, line) in text.lines().enumerate() {
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
@@ -161,7 +163,8 @@ impl Predictor {
             let (pair, cb) = line.split_once('\t').ok_or_else(bad)?;
             let cb: f64 = cb.trim().parse().map_err(|_| bad())?;
             let Some((a, b)) = pair.split_once(' ').filter(|(a, b)| is_word(a) && is_word(b)) else { continue };
-            let Some(second) = self.word_index(&b.to_lowercase()) else { continue };
+            let lower = if b.chars().any(char::is_uppercase) { std::borrow::Cow::Owned(b.to_lowercase()) } else { std::borrow::Cow::Borrowed(b) };
+            let Some(&second) = places.get(lower.as_ref()) else { continue };
             let p = 10f64.powf(cb / 100.0).min(1.0) as f32;
             if a.chars().any(char::is_uppercase) {
                 lowered.push((a.to_lowercase(), second, p));
