@@ -384,6 +384,9 @@ impl Predictor {
     /// thousands; each holds its word's place and P(word | previous), so
     /// nothing is looked up for them) after `after`'s word.
     fn best(&self, after: &After<'_>, candidates: &BTreeMap<&str, f64>, pairs: &[(u32, u32, f32)], n: usize, capital: bool) -> Vec<String> {
+        if n == 0 {
+            return Vec::new();
+        }
         let score = |w: &str, f: f64, shipped: f64| {
             let own = f + USER_WEIGHT * f64::from(self.user.get(w).copied().unwrap_or(0));
             let user_pair = f64::from(after.user.get(w).copied().unwrap_or(0));
@@ -398,9 +401,6 @@ impl Predictor {
             }
         }
         let order = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0));
-        if n == 0 {
-            return Vec::new();
-        }
         if scored.len() > n {
             scored.select_nth_unstable_by(n - 1, order);
             scored.truncate(n);
