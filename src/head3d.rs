@@ -151,12 +151,10 @@ impl Head3d {
             self.hair = Mat::new_rows_cols_with_default(h, w, core::CV_8UC1, Scalar::all(0.0))?;
         }
         // No ray beyond the head's reach from its centre can meet it.
-        let reach = head_box(view);
-        let (u0, v0) = (within.x.max(reach.x).max(0), within.y.max(reach.y).max(0));
-        let (u1, v1) = ((within.x + within.width).min(reach.x + reach.width).min(w), (within.y + within.height).min(reach.y + reach.height).min(h));
-        for v in v0..v1 {
+        let cast_on = within & head_box(view) & core::Rect::new(0, 0, w, h);
+        for v in cast_on.y..cast_on.y + cast_on.height {
             let qy = -(f64::from(v) - origin[1]) / s;
-            for u in u0..u1 {
+            for u in cast_on.x..cast_on.x + cast_on.width {
                 let qx = (f64::from(u) - origin[0]) / s;
                 let Some((_, p)) = cast(&r, qx, qy) else { continue };
                 if p[2] > CZ0 {

@@ -153,10 +153,7 @@ fn training_windows(view: HeadView, iod: f64) -> ([(f64, f64); 5], Rect) {
     let read = shifts
         .iter()
         .map(|&(sx, sy)| window([pivot[0] + sx * iod, pivot[1] + sy * iod], iod, view.size.width, view.size.height))
-        .reduce(|a, b| {
-            let (x, y) = (a.x.min(b.x), a.y.min(b.y));
-            Rect::new(x, y, (a.x + a.width).max(b.x + b.width) - x, (a.y + a.height).max(b.y + b.height) - y)
-        })
+        .reduce(|a, b| a | b)
         .unwrap_or_else(|| Rect::new(0, 0, view.size.width, view.size.height));
     (shifts, read)
 }
