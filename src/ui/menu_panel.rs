@@ -548,21 +548,18 @@ impl MenuPanel {
 
     /// How many of the open menu's items a page holds on a panel of `width`
     /// × `height` points (`wide`: docked at the top or the bottom), its
-    /// title line included. Nothing of what is shown changes (the page, the
-    /// words, the targets).
-    pub fn items_per_page(&mut self, width: f32, height: f32, wide: bool) -> usize {
-        self.measure(width, height, wide, |panel, _| panel.per_page)
-    }
-
-    /// How hard the open menu's keys are to point at on a panel of `width`
-    /// × `height` points (`wide`: docked at the top or the bottom), its
-    /// title line included: the mean Fitts' index of difficulty (bits,
-    /// [`index_of_difficulty`]) from each of its items and offered words on
-    /// the page to each other one. Nothing of what is shown changes.
-    pub fn mean_index_of_difficulty(&mut self, width: f32, height: f32, wide: bool) -> f64 {
-        let keys: Vec<egui::Rect> = self.measure(width, height, wide, |panel, rects| {
-            panel.targets.iter().zip(rects).filter(|(t, _)| matches!(t, Target::Item(_) | Target::Word(_))).map(|(_, r)| r).collect()
-        });
+    /// title line included, and how hard they are to point at there: the
+    /// mean Fitts' index of difficulty (bits, [`index_of_difficulty`]) from
+    /// each of its items and offered words on the page to each other one.
+    /// One layout; nothing of what is shown changes (the page, the words,
+    /// the targets).
+    pub fn page_room(&mut self, width: f32, height: f32, wide: bool) -> (usize, f64) {
+        let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.word_rows, self.targets.clone(), self.rows.clone(), self.keys);
+        self.wide = wide;
+        let rects = self.plan_rects(width, height - HEADING);
+        let keys: Vec<egui::Rect> = self.targets.iter().zip(rects).filter(|(t, _)| matches!(t, Target::Item(_) | Target::Word(_))).map(|(_, r)| r).collect();
+        let holds = self.per_page;
+        (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.word_rows, self.targets, self.rows, self.keys) = saved;
         let (mut sum, mut n) = (0.0, 0usize);
         for (i, from) in keys.iter().enumerate() {
             for (j, to) in keys.iter().enumerate() {
@@ -572,20 +569,7 @@ impl MenuPanel {
                 }
             }
         }
-        if n == 0 { 0.0 } else { sum / n as f64 }
-    }
-
-    /// Lays the open menu out on a panel of `width` × `height` points, its
-    /// title line included, and gives what `read` takes from the layout
-    /// (the panel and where each target lies); then puts back what is
-    /// shown (the page, the words, the targets).
-    fn measure<T>(&mut self, width: f32, height: f32, wide: bool, read: impl FnOnce(&Self, Vec<egui::Rect>) -> T) -> T {
-        let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.word_rows, self.targets.clone(), self.rows.clone(), self.keys);
-        self.wide = wide;
-        let rects = self.plan_rects(width, height - HEADING);
-        let out = read(self, rects);
-        (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.word_rows, self.targets, self.rows, self.keys) = saved;
-        out
+        (holds, if n == 0 { 0.0 } else { sum / n as f64 })
     }
 
     /// Does what `target` is for, as a click, a dwell or a scanning select on it would.

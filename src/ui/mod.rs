@@ -493,7 +493,7 @@ const TYPING_DEPTHS: [f32; 3] = [0.5, 0.55, 0.6];
 
 /// What a panel offers a typist: how many of the menu's keys a page holds,
 /// and how hard they are to point at (the mean index of difficulty between
-/// them, bits: [`menu_panel::MenuPanel::mean_index_of_difficulty`]).
+/// them, bits: [`menu_panel::MenuPanel::page_room`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct TypingRoom {
     holds: usize,
@@ -503,7 +503,8 @@ struct TypingRoom {
 /// What `panel`'s open menu finds on a panel of `width` × `height` points
 /// (its title line included; `wide`: docked at the top or the bottom).
 fn typing_room(panel: &mut MenuPanel, width: f32, height: f32, wide: bool) -> TypingRoom {
-    TypingRoom { holds: panel.items_per_page(width, height, wide), bits: panel.mean_index_of_difficulty(width, height, wide) }
+    let (holds, bits) = panel.page_room(width, height, wide);
+    TypingRoom { holds, bits }
 }
 
 /// Where the menu docks while menu `current` (of `keys` items) is open on
