@@ -72,8 +72,9 @@ test: setup
 		scripts/test.sh $(CARGO); \
 	fi
 
+# The benchmarks are their own package (bench/), so that the tests do not build criterion.
 bench: deps
-	$(CARGO) bench
+	$(CARGO) bench -p facemouse-bench
 
 # Mutation fuzzing of the profile and menu parsers, 100 000 cases (tests/fuzz.rs).
 fuzz: deps

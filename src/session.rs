@@ -478,11 +478,13 @@ mod tests {
         lose_at: Option<u64>,
         attempts: u32,
         name: String,
+        /// Unreadable frames the device gives before the frame `.0`: `.1` of them.
+        corrupt: Option<(u64, u32)>,
     }
 
     impl Stub {
         fn new(name: &str, frames: u64) -> Self {
-            Self { frames, n: 0, lose_at: None, attempts: 0, name: name.into() }
+            Self { frames, n: 0, lose_at: None, attempts: 0, name: name.into(), corrupt: None }
         }
     }
 
@@ -503,6 +505,11 @@ mod tests {
             }
             if self.n >= self.frames {
                 return Ok(ReadOutcome::End);
+            }
+            let n = self.n;
+            if let Some((_, left)) = self.corrupt.as_mut().filter(|(at, left)| *at == n && *left > 0) {
+                *left -= 1;
+                return Ok(ReadOutcome::Dropped("undecodable Mjpeg frame".into()));
             }
             frame.color = Mat::new_rows_cols_with_default(48, 64, CV_8UC3, Scalar::all(90.0)).expect("mat");
             frame.update_gray().expect("gray");
@@ -578,6 +585,33 @@ mod tests {
         assert_eq!(s.frames, 10, "frames before and after the loss are processed");
         assert!(w.statuses.iter().any(|m| m.contains("lost") && m.contains("device unplugged")), "{:?}", w.statuses);
         assert!(w.statuses.iter().any(|m| m.contains("is back")), "{:?}", w.statuses);
+    }
+
+    /// A few cut or corrupt frames from a camera are dropped one by one: no
+    /// loss is reported and the camera is not reopened (which costs a second
+    /// of frames); a second's worth in a row is a loss, and it is reopened.
+    #[test]
+    fn unreadable_camera_frames_are_dropped_and_only_a_run_of_them_is_a_loss() {
+        for (bad, lost) in [(capture::DROPS_BEFORE_LOST - 1, false), (capture::DROPS_BEFORE_LOST, true)] {
+            let open: Opener = Box::new(move |_: &SourceSpec| {
+                capture::spawn_with(move || {
+                    let mut s = Stub::new("camera 0: noisy", 10);
+                    s.corrupt = Some((4, bad));
+                    Ok((Box::new(s) as Box<dyn FrameSource>, false))
+                })
+            });
+            let stop = Arc::new(AtomicBool::new(false));
+            let st = Arc::clone(&stop);
+            let mut w = Watch { act: Some(Box::new(move |n, _| st.store(n >= 10, Ordering::Relaxed))), ..Watch::default() };
+            let (_tx, rx) = crossbeam_channel::bounded(1);
+            let mut session = Session::new(Settings::default(), camera(0), false, false).with_opener(open).with_sink(Box::new(RecordingSink::default()));
+            let s = session.run(&rx, &stop, &mut w).expect("run");
+            assert_eq!(s.frames, 10, "{bad} bad: every readable frame is processed");
+            let indices: Vec<u64> = w.ticks.iter().map(|t| t.1).collect();
+            assert_eq!(indices, (0..10).collect::<Vec<_>>(), "{bad} bad: in order, none twice");
+            let said_lost = w.statuses.iter().any(|m| m.contains("lost") && m.contains("could not be read"));
+            assert_eq!(said_lost, lost, "{bad} bad in a row: {:?}", w.statuses);
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::fmt;
 use nokhwa::pixel_format::RgbFormat;
 use nokhwa::utils::{ApiBackend, CameraFormat, CameraIndex, FrameFormat, RequestedFormat, RequestedFormatType, Resolution};
 use nokhwa::Camera;
-use opencv::core::{Mat, Scalar, CV_8UC3};
+use opencv::core::Mat;
 use opencv::prelude::*;
 use std::time::Instant;
 
@@ -90,7 +90,8 @@ pub struct CameraSource {
     entry: CameraEntry,
     camera: Option<Camera>,
     actual: Option<CameraFormat>,
-    rgb: Mat,
+    /// Whether the last frame was dropped (only the first of a run is logged).
+    dropping: bool,
     next_index: u64,
     start: Instant,
 }
@@ -102,7 +103,7 @@ impl CameraSource {
     /// [`CaptureError::CameraNotFound`] or [`CaptureError::Camera`].
     pub fn open(sel: &CameraSelector) -> Result<Self, CaptureError> {
         let entry = resolve(sel)?;
-        let mut me = Self { entry, camera: None, actual: None, rgb: Mat::default(), next_index: 0, start: Instant::now() };
+        let mut me = Self { entry, camera: None, actual: None, dropping: false, next_index: 0, start: Instant::now() };
         me.start_stream().map_err(|reason| CaptureError::Camera { name: me.entry.name.clone(), reason })?;
         Ok(me)
     }
@@ -180,27 +181,19 @@ impl FrameSource for CameraSource {
         let t_ms = self.start.elapsed().as_secs_f64() * 1000.0;
         // The grey straight from the camera's bytes; the colour only when the preview asks.
         let format = raw_format(buf.source_frame_format());
-        if super::raw::to_gray(format, buf.buffer(), w, h, &mut frame.gray).map_err(cv)? {
-            if !frame.color.empty() {
-                frame.color = Mat::default();
+        if !super::raw::to_gray(format, buf.buffer(), w, h, &mut frame.gray).map_err(cv)? {
+            // A cut or corrupt frame from the device (libjpeg would fill a cut
+            // one with grey): dropped, the next one is usually whole.
+            if !std::mem::replace(&mut self.dropping, true) {
+                tracing::warn!("camera {}: dropped an undecodable {format:?} frame of {} bytes", self.entry.name, buf.buffer().len());
             }
-            frame.raw.set(format, buf.buffer(), w, h);
-            (frame.index, frame.t_ms) = (self.next_index, t_ms);
-            self.next_index += 1;
-            return Ok(ReadOutcome::Frame);
+            return Ok(ReadOutcome::Dropped(format!("undecodable {format:?} frame")));
         }
-        frame.raw.clear();
-        if self.rgb.rows() != h || self.rgb.cols() != w {
-            self.rgb = Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(0.0)).map_err(cv)?;
+        self.dropping = false;
+        if !frame.color.empty() {
+            frame.color = Mat::default();
         }
-        let bytes = self.rgb.data_bytes_mut().map_err(cv)?;
-        if let Err(e) = buf.decode_image_to_buffer::<RgbFormat>(bytes) {
-            // A corrupt frame from the device: skip it, the next one is usually fine.
-            tracing::warn!("camera {}: dropped an undecodable frame: {e}", self.entry.name);
-            return Ok(ReadOutcome::Lost(format!("undecodable frame: {e}")));
-        }
-        opencv::imgproc::cvt_color_def(&self.rgb, &mut frame.color, opencv::imgproc::COLOR_RGB2BGR).map_err(cv)?;
-        frame.update_gray().map_err(cv)?;
+        frame.raw.set(format, buf.buffer(), w, h);
         (frame.index, frame.t_ms) = (self.next_index, t_ms);
         self.next_index += 1;
         Ok(ReadOutcome::Frame)

@@ -125,6 +125,9 @@ pub enum ReadOutcome {
     End,
     /// The device went away; the source will try to reopen it on the next call.
     Lost(String),
+    /// The device gave a frame that cannot be read (cut or corrupt): it is
+    /// dropped and the next one read. [`DROPS_BEFORE_LOST`] in a row are a loss.
+    Dropped(String),
 }
 
 /// One interface for cameras, video files and image folders.
@@ -235,6 +238,10 @@ impl Drop for CaptureHandle {
 /// How long a live source waits between attempts to reopen a lost device.
 pub const REOPEN_INTERVAL: Duration = Duration::from_secs(1);
 
+/// Unreadable frames in a row (a second's worth at 30 fps) after which the
+/// device is taken as lost and reopened; fewer are dropped one by one.
+pub const DROPS_BEFORE_LOST: u32 = 30;
+
 /// Opens the source described by `spec` on a thread named `capture` and starts it.
 ///
 /// The source is opened on that thread (camera handles may not move between
@@ -300,13 +307,15 @@ where
 fn run_source(source: &mut dyn FrameSource, slot: &Slot, pace: bool) {
     let start = Instant::now();
     let mut first_t: Option<f64> = None;
+    let mut dropped = 0_u32;
     loop {
         if !slot.await_turn() {
             return;
         }
         let mut frame = slot.spare().unwrap_or_else(Frame::empty);
-        match source.read(&mut frame) {
+        let lost = match source.read(&mut frame) {
             Ok(ReadOutcome::Frame) => {
+                dropped = 0;
                 if pace {
                     let t0 = *first_t.get_or_insert(frame.t_ms);
                     let due = Duration::from_secs_f64(((frame.t_ms - t0) / 1000.0).max(0.0));
@@ -318,33 +327,41 @@ fn run_source(source: &mut dyn FrameSource, slot: &Slot, pace: bool) {
                 if !slot.put(frame) {
                     return;
                 }
+                continue;
             }
             Ok(ReadOutcome::End) => {
                 slot.finish(SourceStatus::Ended);
                 return;
             }
-            Ok(ReadOutcome::Lost(reason)) => {
-                slot.set_status(SourceStatus::Lost(reason));
-                loop {
-                    if slot.wait_closed(REOPEN_INTERVAL) {
-                        return;
-                    }
-                    match source.reopen() {
-                        Ok(true) => {
-                            slot.set_status(SourceStatus::Running);
-                            break;
-                        }
-                        Ok(false) => {}
-                        Err(e) => {
-                            slot.finish(SourceStatus::Failed(e.to_string()));
-                            return;
-                        }
-                    }
+            Ok(ReadOutcome::Dropped(reason)) => {
+                dropped += 1;
+                if dropped < DROPS_BEFORE_LOST {
+                    continue;
                 }
+                format!("{dropped} frames in a row could not be read ({reason})")
             }
+            Ok(ReadOutcome::Lost(reason)) => reason,
             Err(e) => {
                 slot.finish(SourceStatus::Failed(e.to_string()));
                 return;
+            }
+        };
+        dropped = 0;
+        slot.set_status(SourceStatus::Lost(lost));
+        loop {
+            if slot.wait_closed(REOPEN_INTERVAL) {
+                return;
+            }
+            match source.reopen() {
+                Ok(true) => {
+                    slot.set_status(SourceStatus::Running);
+                    break;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    slot.finish(SourceStatus::Failed(e.to_string()));
+                    return;
+                }
             }
         }
     }

@@ -143,7 +143,7 @@ const DIRECT_MAX_PIXELS: i64 = 33_000;
 
 /// `TM_CCOEFF_NORMED` of `tmpl` at every place in `view`, into `result`:
 /// directly for 8-bit grey templates up to `DIRECT_MAX_PIXELS`, else
-/// through OpenCV. Measured (`cargo bench --bench pipeline -- ncc_`, see
+/// through OpenCV. Measured (`cargo bench -p facemouse-bench --bench pipeline -- ncc_`, see
 /// `docs/performance.md`), the direct sums cost less than OpenCV's DFT at
 /// every size tracking searches.
 fn match_into(view: &Mat, tmpl: &Mat, result: &mut Mat) -> Result<(), opencv::Error> {
@@ -229,7 +229,7 @@ fn direct(view: &GreyRows<'_>, tmpl: &Mat, result: &mut Mat, every_place: bool) 
     if result.rows() != rh || result.cols() != rw || result.typ() != core::CV_32F || !result.is_continuous() {
         *result = Mat::new_rows_cols_with_default(rh, rw, core::CV_32F, core::Scalar::all(0.0))?;
     }
-    // Pruning pays only over enough places (`cargo bench --bench pipeline -- ncc_`).
+    // Pruning pays only over enough places (`cargo bench -p facemouse-bench --bench pipeline -- ncc_`).
     let every_place = every_place || rw * rh < PRUNE_MIN_PLACES;
     DIRECT_SCRATCH.with_borrow_mut(|scratch| if every_place { direct_into(view, tmpl, result, scratch) } else { direct_peak_into(view, tmpl, result, scratch) })
 }

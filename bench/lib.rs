@@ -1,0 +1,1 @@
+//! Nothing: the package holds the benchmarks (`pipeline.rs`, `make bench`).
