@@ -152,19 +152,24 @@ impl Head3d {
         }
         // No ray beyond the head's reach from its centre can meet it.
         let cast_on = within & head_box(view) & core::Rect::new(0, 0, w, h);
+        // Each row's three buffers taken once (not a checked call per pixel).
+        let (x0, x1) = (usize::try_from(cast_on.x).unwrap_or(0), usize::try_from(cast_on.x + cast_on.width).unwrap_or(0));
         for v in cast_on.y..cast_on.y + cast_on.height {
             let qy = -(f64::from(v) - origin[1]) / s;
-            for u in cast_on.x..cast_on.x + cast_on.width {
+            let map_x = &mut self.map_x.at_row_mut::<f32>(v)?[x0..x1];
+            let map_y = &mut self.map_y.at_row_mut::<f32>(v)?[x0..x1];
+            let hair = &mut self.hair.at_row_mut::<u8>(v)?[x0..x1];
+            for (i, u) in (cast_on.x..cast_on.x + cast_on.width).enumerate() {
                 let qx = (f64::from(u) - origin[0]) / s;
                 let Some((_, p)) = cast(&r, qx, qy) else { continue };
                 if p[2] > CZ0 {
                     #[allow(clippy::cast_possible_truncation)]
                     {
-                        *self.map_x.at_2d_mut::<f32>(v, u)? = (c[0] + p[0] * k) as f32;
-                        *self.map_y.at_2d_mut::<f32>(v, u)? = (c[1] - p[1] * k) as f32;
+                        map_x[i] = (c[0] + p[0] * k) as f32;
+                        map_y[i] = (c[1] - p[1] * k) as f32;
                     }
                 } else {
-                    *self.hair.at_2d_mut::<u8>(v, u)? = 255;
+                    hair[i] = 255;
                 }
             }
         }
