@@ -74,13 +74,10 @@ impl Kernel {
         let mut d: Vec<f64> = Vec::new();
         for (i, a) in observations.iter().enumerate() {
             for b in &observations[i + 1..] {
-                d.push(squared_distance(a, b).sqrt());
+                d.push(squared_distance(a, b));
             }
         }
-        let half = d.len() / 2;
-        let median = if d.is_empty() { None } else { Some(*d.select_nth_unstable_by(half, f64::total_cmp).1) };
-        let median = median.filter(|m| *m > 0.0).unwrap_or(1.0);
-        Self::Gaussian { width: median * scale }
+        Self::Gaussian { width: median_width(d, scale) }
     }
 
     /// k(x, y).
@@ -144,6 +141,54 @@ impl Ahm {
     /// Fewer than [`MIN_PAIRS`] pairs, sizes that differ, values that are
     /// not finite, or a regularization that is not positive.
     pub fn train(kernel: Kernel, lambda: f64, pairs: &[(DVector<f64>, DVector<f64>)]) -> Result<Self, AhmError> {
+        Self::check_pairs(lambda, pairs)?;
+        let n = pairs.len();
+        // Symmetric: each pair's kernel value computed once.
+        let mut gram = DMatrix::zeros(n, n);
+        for i in 0..n {
+            for j in i..n {
+                let k = kernel.eval(&pairs[i].0, &pairs[j].0);
+                gram[(i, j)] = k;
+                gram[(j, i)] = k;
+            }
+        }
+        Ok(Self::with_gram(kernel, lambda, pairs, gram))
+    }
+
+    /// [`Ahm::train`] with [`Kernel::gaussian_for`] the observations at
+    /// `scale`: the same model, each distance between two observations
+    /// worked out once for both the kernel's width and the Gram matrix.
+    ///
+    /// # Errors
+    /// As [`Ahm::train`].
+    pub fn train_gaussian(scale: f64, lambda: f64, pairs: &[(DVector<f64>, DVector<f64>)]) -> Result<Self, AhmError> {
+        Self::check_pairs(lambda, pairs)?;
+        let n = pairs.len();
+        // The squared distances first, above the diagonal, then each made
+        // its kernel value as `Kernel::eval` makes it: exp(−d / (2 width²)).
+        let mut gram = DMatrix::zeros(n, n);
+        let mut off = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+        for i in 0..n {
+            for j in i + 1..n {
+                let d = squared_distance(&pairs[i].0, &pairs[j].0);
+                gram[(i, j)] = d;
+                off.push(d);
+            }
+        }
+        let width = median_width(off, scale);
+        for i in 0..n {
+            gram[(i, i)] = 1.0; // exp(−0)
+            for j in i + 1..n {
+                let k = (-gram[(i, j)] / (2.0 * width * width)).exp();
+                gram[(i, j)] = k;
+                gram[(j, i)] = k;
+            }
+        }
+        Ok(Self::with_gram(Kernel::Gaussian { width }, lambda, pairs, gram))
+    }
+
+    /// The pairs' count, sizes and values, and the regularization, checked.
+    fn check_pairs(lambda: f64, pairs: &[(DVector<f64>, DVector<f64>)]) -> Result<(), AhmError> {
         if pairs.len() < MIN_PAIRS {
             return Err(AhmError::TooFew { need: MIN_PAIRS, got: pairs.len() });
         }
@@ -162,24 +207,20 @@ impl Ahm {
                 return Err(AhmError::NotFinite);
             }
         }
-        let n = pairs.len();
+        Ok(())
+    }
+
+    /// The model of checked `pairs` whose Gram matrix under `kernel` is `gram`.
+    fn with_gram(kernel: Kernel, lambda: f64, pairs: &[(DVector<f64>, DVector<f64>)], gram: DMatrix<f64>) -> Self {
+        let (n, dh) = (pairs.len(), pairs[0].1.len());
         let observations: Vec<DVector<f64>> = pairs.iter().map(|(x, _)| x.clone()).collect();
         let hidden = DMatrix::from_fn(dh, n, |r, c| pairs[c].1[r]);
-        // Symmetric: each pair's kernel value computed once.
-        let mut gram = DMatrix::zeros(n, n);
-        for i in 0..n {
-            for j in i..n {
-                let k = kernel.eval(&observations[i], &observations[j]);
-                gram[(i, j)] = k;
-                gram[(j, i)] = k;
-            }
-        }
         let regularized = &gram + DMatrix::identity(n, n) * lambda;
         // K is positive semi-definite, so K + λI is positive definite: Cholesky holds.
         let inverse = regularized.clone().cholesky().map_or_else(|| regularized.pseudo_inverse(1e-12).unwrap_or_else(|_| DMatrix::identity(n, n)), |c| spd_inverse(c.l_dirty()));
         let mut model = Self { kernel, lambda, observations, hidden, gram, inverse, error_model: [0.0; 3] };
         model.error_model = model.fit_error_model();
-        Ok(model)
+        model
     }
 
     /// How many training pairs.
@@ -434,6 +475,17 @@ fn spd_inverse(l: &DMatrix<f64>) -> DMatrix<f64> {
     m.transpose() * m
 }
 
+/// [`Kernel::gaussian_for`]'s width from the squared distances between
+/// every two observations (in any order): their median root times `scale`.
+fn median_width(mut d: Vec<f64>, scale: f64) -> f64 {
+    for v in &mut d {
+        *v = v.sqrt();
+    }
+    let half = d.len() / 2;
+    let median = if d.is_empty() { None } else { Some(*d.select_nth_unstable_by(half, f64::total_cmp).1) };
+    median.filter(|m| *m > 0.0).unwrap_or(1.0) * scale
+}
+
 /// ‖x − y‖², without a vector for the difference (the hot loop's kernel values).
 /// Eight sums side by side, so that the compiler can keep them in vector registers.
 fn squared_distance(x: &DVector<f64>, y: &DVector<f64>) -> f64 {
@@ -676,6 +728,22 @@ mod tests {
             let err = (0..h.len()).map(|r| (est.hidden[r] - h[r]).powi(2)).sum::<f64>() / h.len() as f64;
             assert!((err - rows[i].0).abs() <= 1e-8 * err.max(1e-6), "pair {i}: left out {} against retrained {err}", rows[i].0);
         }
+    }
+
+    /// Training with the Gaussian's width found on the way is training with
+    /// `gaussian_for`'s kernel: the same model to the bit.
+    #[test]
+    fn the_gaussian_trained_in_one_pass_is_the_same_model() {
+        let mut rng = Rng::new(12);
+        let pairs = grid(0.05, &mut rng);
+        for scale in [0.5, 1.0] {
+            let (one, two) = (Ahm::train_gaussian(scale, 1e-3, &pairs).expect("train"), model(scale, &pairs));
+            assert_eq!(one.kernel, two.kernel);
+            assert_eq!(one.gram, two.gram);
+            assert_eq!(one.inverse, two.inverse);
+            assert_eq!(one.error_model, two.error_model);
+        }
+        assert!(matches!(Ahm::train_gaussian(1.0, 1e-3, &pairs[..2]), Err(AhmError::TooFew { .. })));
     }
 
     #[test]

@@ -32,7 +32,7 @@ use opencv::core::{Mat, Rect, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use super::ahm::{Ahm, AhmError, Kernel};
+use super::ahm::{Ahm, AhmError};
 use super::params::{AHM_ANSWER_MS, AHM_FORGET_MS, AHM_SURE_RESIDUAL, AHM_LEARN_AFTER_MS, AHM_ONE_PASS_DEG, AHM_RESYNC, AHM_RESYNC_DEG, CARRY_MAX_MS, CARRY_MAX_RESIDUAL};
 use super::{CarriedHead, Observation, Phase, VisionError, add, sub};
 use crate::capture::Frame;
@@ -184,8 +184,7 @@ pub fn train(photo: &Mat, landmarks: &PhotoLandmarks, iod: f64) -> Result<Ahm, C
             }
         }
     }
-    let obs: Vec<DVector<f64>> = pairs.iter().map(|p| p.0.clone()).collect();
-    Ok(Ahm::train(Kernel::gaussian_for(&obs, 1.0), 1e-3, &pairs)?)
+    Ok(Ahm::train_gaussian(1.0, 1e-3, &pairs)?)
 }
 
 /// The frontal point between the eyes of a face with landmarks `lm`, `iod`
