@@ -567,22 +567,30 @@ mod tests {
         SourceSpec::Camera(CameraSelector::Index(i))
     }
 
-    #[test]
-    fn a_lost_camera_is_reported_and_reopened_without_exiting() {
-        let open: Opener = Box::new(|_: &SourceSpec| {
-            capture::spawn_with(|| {
-                let mut s = Stub::new("camera 0: flaky", 10);
-                s.lose_at = Some(5);
-                Ok((Box::new(s) as Box<dyn FrameSource>, false))
-            })
+    /// A session on camera 0, played by the stub `make` gives, run to its
+    /// tenth frame: what it showed, and how many frames it processed.
+    fn run_on_stub(make: impl Fn() -> Stub + 'static) -> (Watch, u64) {
+        let open: Opener = Box::new(move |_: &SourceSpec| {
+            let stub = make();
+            capture::spawn_with(move || Ok((Box::new(stub) as Box<dyn FrameSource>, false)))
         });
         let stop = Arc::new(AtomicBool::new(false));
         let st = Arc::clone(&stop);
         let mut w = Watch { act: Some(Box::new(move |n, _| st.store(n >= 10, Ordering::Relaxed))), ..Watch::default() };
         let (_tx, rx) = crossbeam_channel::bounded(1);
         let mut session = Session::new(Settings::default(), camera(0), false, false).with_opener(open).with_sink(Box::new(RecordingSink::default()));
-        let s = session.run(&rx, &stop, &mut w).expect("run");
-        assert_eq!(s.frames, 10, "frames before and after the loss are processed");
+        let frames = session.run(&rx, &stop, &mut w).expect("run").frames;
+        (w, frames)
+    }
+
+    #[test]
+    fn a_lost_camera_is_reported_and_reopened_without_exiting() {
+        let (w, frames) = run_on_stub(|| {
+            let mut s = Stub::new("camera 0: flaky", 10);
+            s.lose_at = Some(5);
+            s
+        });
+        assert_eq!(frames, 10, "frames before and after the loss are processed");
         assert!(w.statuses.iter().any(|m| m.contains("lost") && m.contains("device unplugged")), "{:?}", w.statuses);
         assert!(w.statuses.iter().any(|m| m.contains("is back")), "{:?}", w.statuses);
     }
@@ -593,20 +601,12 @@ mod tests {
     #[test]
     fn unreadable_camera_frames_are_dropped_and_only_a_run_of_them_is_a_loss() {
         for (bad, lost) in [(capture::DROPS_BEFORE_LOST - 1, false), (capture::DROPS_BEFORE_LOST, true)] {
-            let open: Opener = Box::new(move |_: &SourceSpec| {
-                capture::spawn_with(move || {
-                    let mut s = Stub::new("camera 0: noisy", 10);
-                    s.corrupt = Some((4, bad));
-                    Ok((Box::new(s) as Box<dyn FrameSource>, false))
-                })
+            let (w, frames) = run_on_stub(move || {
+                let mut s = Stub::new("camera 0: noisy", 10);
+                s.corrupt = Some((4, bad));
+                s
             });
-            let stop = Arc::new(AtomicBool::new(false));
-            let st = Arc::clone(&stop);
-            let mut w = Watch { act: Some(Box::new(move |n, _| st.store(n >= 10, Ordering::Relaxed))), ..Watch::default() };
-            let (_tx, rx) = crossbeam_channel::bounded(1);
-            let mut session = Session::new(Settings::default(), camera(0), false, false).with_opener(open).with_sink(Box::new(RecordingSink::default()));
-            let s = session.run(&rx, &stop, &mut w).expect("run");
-            assert_eq!(s.frames, 10, "{bad} bad: every readable frame is processed");
+            assert_eq!(frames, 10, "{bad} bad: every readable frame is processed");
             let indices: Vec<u64> = w.ticks.iter().map(|t| t.1).collect();
             assert_eq!(indices, (0..10).collect::<Vec<_>>(), "{bad} bad: in order, none twice");
             let said_lost = w.statuses.iter().any(|m| m.contains("lost") && m.contains("could not be read"));

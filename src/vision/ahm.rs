@@ -733,6 +733,7 @@ mod tests {
     /// Training with the Gaussian's width found on the way is training with
     /// `gaussian_for`'s kernel: the same model to the bit.
     #[test]
+    #[allow(clippy::float_cmp)] // the same model to the bit, not a near one
     fn the_gaussian_trained_in_one_pass_is_the_same_model() {
         let mut rng = Rng::new(12);
         let pairs = grid(0.05, &mut rng);

@@ -116,6 +116,7 @@ mod tests {
     /// The level and spread are the sorted window's middle values, for odd
     /// and even lengths, ties and a window that forgets.
     #[test]
+    #[allow(clippy::float_cmp)] // the same values, not near ones
     fn the_median_and_its_deviation_are_the_sorted_windows_middle() {
         let middle = |mut v: Vec<f64>| {
             v.sort_by(f64::total_cmp);
