@@ -395,14 +395,13 @@ impl Ahm {
         let dh = self.hidden.nrows() as f64;
         // (K₋ᵢ + λI)⁻¹ = A₋ᵢ₋ᵢ − A₋ᵢ,ᵢ Aᵢ,₋ᵢ / Aᵢᵢ, so the left-out weights,
         // (K₋ᵢ + λI)⁻¹ k₋ᵢ, are the column i of V = A K̃ (K̃: K without its
-        // diagonal) less A's column i times Vᵢᵢ / Aᵢᵢ, their entry i 0: one
-        // matrix product for all of them, no matrix built per pair.
+        // diagonal) less A's column i times Vᵢᵢ / Aᵢᵢ, their entry i 0. And
+        // A K̃ = A (K + λI) − A D = I − A D (D: the diagonal of K + λI), so
+        // V's column i is eᵢ − Aᵢ Dᵢ and the weights are −Aᵢ / Aᵢᵢ (entry i
+        // 0): no matrix product, and no matrix built per pair.
         let estimates_of = |alpha: &DVector<f64>| &self.hidden * alpha;
         (0..n)
             .map(|i| {
-                // A K̃ = A (K + λI) − A D = I − A D (D: the diagonal of
-                // K + λI), so V's column i is eᵢ − Aᵢ Dᵢ and the weights
-                // reduce to −Aᵢ / Aᵢᵢ: no matrix product at all.
                 let mut alpha = a.column(i) * (-1.0 / a[(i, i)]);
                 alpha[i] = 0.0;
                 let ak = alpha.dot(&self.gram.column(i)); // (entry i is 0: K̃'s column)
@@ -454,11 +453,10 @@ impl Ahm {
 }
 
 /// (L Lᵀ)⁻¹ from the Cholesky factor `l` (lower; what lies above its
-/// diagonal is ignored): L⁻¹ by forward substitution, each column from its
-/// diagonal down (the columns below the diagonal are zero above it), then
-/// L⁻ᵀ L⁻¹ as one matrix product. A sixth of the multiplications of solving
-/// L Lᵀ X = I column by column, and the product blocked; the same matrix
-/// to rounding.
+/// diagonal is ignored): M = L⁻¹ by forward substitution, each column from
+/// its diagonal down (column j of M is zero above row j), then Mᵀ M as one
+/// matrix product. A sixth of the multiplications of solving L Lᵀ X = I
+/// column by column, and the product blocked; the same matrix to rounding.
 fn spd_inverse(l: &DMatrix<f64>) -> DMatrix<f64> {
     let n = l.nrows();
     let (l, mut m) = (l.as_slice(), DMatrix::<f64>::zeros(n, n));
