@@ -84,7 +84,7 @@ impl Kernel {
     #[must_use]
     pub fn eval(&self, x: &DVector<f64>, y: &DVector<f64>) -> f64 {
         match *self {
-            Self::Gaussian { width } => (-squared_distance(x, y) / (2.0 * width * width)).exp(),
+            Self::Gaussian { width } => gaussian(squared_distance(x, y), width),
             Self::Linear => x.dot(y),
         }
     }
@@ -165,7 +165,7 @@ impl Ahm {
         Self::check_pairs(lambda, pairs)?;
         let n = pairs.len();
         // The squared distances first, above the diagonal, then each made
-        // its kernel value as `Kernel::eval` makes it: exp(−d / (2 width²)).
+        // its kernel value as `Kernel::eval` makes it.
         let mut gram = DMatrix::zeros(n, n);
         let mut off = Vec::with_capacity(n * n.saturating_sub(1) / 2);
         for i in 0..n {
@@ -177,9 +177,9 @@ impl Ahm {
         }
         let width = median_width(off, scale);
         for i in 0..n {
-            gram[(i, i)] = 1.0; // exp(−0)
+            gram[(i, i)] = gaussian(0.0, width);
             for j in i + 1..n {
-                let k = (-gram[(i, j)] / (2.0 * width * width)).exp();
+                let k = gaussian(gram[(i, j)], width);
                 gram[(i, j)] = k;
                 gram[(j, i)] = k;
             }
@@ -471,6 +471,11 @@ fn spd_inverse(l: &DMatrix<f64>) -> DMatrix<f64> {
         }
     }
     m.transpose() * m
+}
+
+/// The Gaussian kernel's value at squared distance `d2`: exp(−d2 / (2 width²)).
+fn gaussian(d2: f64, width: f64) -> f64 {
+    (-d2 / (2.0 * width * width)).exp()
 }
 
 /// [`Kernel::gaussian_for`]'s width from the squared distances between
