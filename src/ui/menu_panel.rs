@@ -160,6 +160,15 @@ pub fn hit_width(r: egui::Rect) -> f64 {
     f64::from(r.width().min(r.height()) + 2.0 * HIT_MARGIN).max(1.0)
 }
 
+/// What a panel offers a typist ([`MenuPanel::page_room`]): how many of the
+/// open menu's items a page holds, and how hard they are to point at (the
+/// mean index of difficulty between them, bits).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageRoom {
+    pub holds: usize,
+    pub bits: f64,
+}
+
 /// The menu panel's state.
 pub struct MenuPanel {
     pub nav: Navigator,
@@ -553,7 +562,7 @@ impl MenuPanel {
     /// each of its items and offered words on the page to each other one.
     /// One layout; nothing of what is shown changes (the page, the words,
     /// the targets).
-    pub fn page_room(&mut self, width: f32, height: f32, wide: bool) -> (usize, f64) {
+    pub fn page_room(&mut self, width: f32, height: f32, wide: bool) -> PageRoom {
         let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.word_rows, self.targets.clone(), self.rows.clone(), self.keys);
         self.wide = wide;
         let rects = self.plan_rects(width, height - HEADING);
@@ -569,7 +578,7 @@ impl MenuPanel {
                 }
             }
         }
-        (holds, if n == 0 { 0.0 } else { sum / n as f64 })
+        PageRoom { holds, bits: if n == 0 { 0.0 } else { sum / n as f64 } }
     }
 
     /// Does what `target` is for, as a click, a dwell or a scanning select on it would.

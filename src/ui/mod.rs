@@ -491,22 +491,6 @@ impl MenuPlace {
 /// 911×512 points). The rest of the screen keeps room for the main window.
 const TYPING_DEPTHS: [f32; 3] = [0.5, 0.55, 0.6];
 
-/// What a panel offers a typist: how many of the menu's keys a page holds,
-/// and how hard they are to point at (the mean index of difficulty between
-/// them, bits: [`menu_panel::MenuPanel::page_room`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct TypingRoom {
-    holds: usize,
-    bits: f64,
-}
-
-/// What `panel`'s open menu finds on a panel of `width` × `height` points
-/// (its title line included; `wide`: docked at the top or the bottom).
-fn typing_room(panel: &mut MenuPanel, width: f32, height: f32, wide: bool) -> TypingRoom {
-    let (holds, bits) = panel.page_room(width, height, wide);
-    TypingRoom { holds, bits }
-}
-
 /// Where the menu docks while menu `current` (of `keys` items) is open on
 /// a `screen` (points), the profile saying `dock`. A keyboard menu (or the
 /// phrases) on a top or bottom dock goes to the right side when a page
@@ -517,7 +501,7 @@ fn typing_room(panel: &mut MenuPanel, width: f32, height: f32, wide: bool) -> Ty
 /// move more (`docs/keyboard.md`). A keyboard that still pages gets a
 /// deeper side dock (`TYPING_DEPTHS`, at the profile's side, or the right),
 /// the first that holds every key.
-fn typing_dock(dock: crate::settings::Dock, current: &str, keys: usize, screen: [f32; 2], mut room: impl FnMut(f32, f32, bool) -> TypingRoom) -> MenuPlace {
+fn typing_dock(dock: crate::settings::Dock, current: &str, keys: usize, screen: [f32; 2], mut room: impl FnMut(f32, f32, bool) -> menu_panel::PageRoom) -> MenuPlace {
     use crate::settings::Dock;
     let typing = current.starts_with("keyboard") || current == "phrases";
     if !typing {
@@ -1409,7 +1393,7 @@ impl FacemouseApp {
             return *chosen;
         }
         let keys = self.menu.nav.current().items.len();
-        let chosen = typing_dock(dock, &key.0, keys, screen, |w, h, wide| typing_room(&mut self.menu, w, h, wide));
+        let chosen = typing_dock(dock, &key.0, keys, screen, |w, h, wide| self.menu.page_room(w, h, wide));
         self.dock_chosen = Some((key, chosen));
         chosen
     }
@@ -1907,7 +1891,7 @@ mod tests {
                 let mut panel = MenuPanel::new(Navigator::new(menus.clone()), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
                 assert!(panel.nav.open("keyboard"));
                 let keys = panel.nav.current().items.len();
-                let at = typing_dock(dock, "keyboard", keys, screen, |w, h, wide| typing_room(&mut panel, w, h, wide));
+                let at = typing_dock(dock, "keyboard", keys, screen, |w, h, wide| panel.page_room(w, h, wide));
                 let size = at.place(screen).1;
                 panel.wide = at.wide();
                 let what = format!("{px:?} docked {dock:?}, shown {at:?} in {size:?}");
@@ -1959,7 +1943,7 @@ mod tests {
         let mut panel = MenuPanel::new(Navigator::new(menus), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
         assert!(panel.nav.open("keyboard"));
         let keys = panel.nav.current().items.len();
-        let mut room = |w: f32, h: f32, wide: bool| typing_room(&mut panel, w, h, wide);
+        let mut room = |w: f32, h: f32, wide: bool| panel.page_room(w, h, wide);
         let place = |dock: Dock, screen: [f32; 2]| dock.place(screen).1;
         for (screen, dock, deeper) in [([1280.0, 720.0], Dock::Right, false), ([1067.0, 600.0], Dock::Right, false), ([853.0, 533.0], Dock::Right, false), ([911.0, 512.0], Dock::Right, true), ([853.0, 480.0], Dock::Right, true)] {
             let (low, side) = (place(Dock::Bottom, screen), place(Dock::Right, screen));
