@@ -151,8 +151,7 @@ impl Predictor {
     /// The file cannot be read, or a line is malformed (named).
     pub fn load_pairs(&mut self, path: &Path) -> Result<(), PredictError> {
         let text = std::fs::read_to_string(path).map_err(|source| PredictError::Read { path: path.to_path_buf(), source })?;
-        let mut pairs: Vec<(&str, u32, f32)> = Vec::new();
-        let mut lowered = Vec::new();
+        let mut pairs: Vec<(std::borrow::Cow<'_, str>, u32, f32)> = Vec::new();
         // Each pair's second word looked up by hashing, not by a search of the sorted list.
         let places: std::collections::HashMap<&str, u32> = self.words.iter().enumerate().filter_map(|(i, (w, _))| Some((w.as_str(), u32::try_from(i).ok()?))).collect();
         for (i, line) in text.lines().enumerate() {
@@ -163,25 +162,18 @@ impl Predictor {
             let (pair, cb) = line.split_once('\t').ok_or_else(bad)?;
             let cb: f64 = cb.trim().parse().map_err(|_| bad())?;
             let Some((a, b)) = pair.split_once(' ').filter(|(a, b)| is_word(a) && is_word(b)) else { continue };
-            let lower = if b.chars().any(char::is_uppercase) { std::borrow::Cow::Owned(b.to_lowercase()) } else { std::borrow::Cow::Borrowed(b) };
-            let Some(&second) = places.get(lower.as_ref()) else { continue };
-            let p = 10f64.powf(cb / 100.0).min(1.0) as f32;
-            if a.chars().any(char::is_uppercase) {
-                lowered.push((a.to_lowercase(), second, p));
-            } else {
-                pairs.push((a, second, p));
-            }
+            let Some(&second) = places.get(lowered(b).as_ref()) else { continue };
+            pairs.push((lowered(a), second, 10f64.powf(cb / 100.0).min(1.0) as f32));
         }
-        pairs.extend(lowered.iter().map(|(a, b, p)| (a.as_str(), *b, *p)));
-        pairs.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+        pairs.sort_by(|x, y| (&x.0, x.1).cmp(&(&y.0, y.1)));
         pairs.dedup_by(|x, y| x.0 == y.0 && x.1 == y.1);
         let mut firsts: Vec<String> = Vec::new();
         let mut packed = Vec::with_capacity(pairs.len());
-        for &(a, b, p) in &pairs {
+        for (a, b, p) in &pairs {
             if firsts.last().is_none_or(|f| f != a) {
                 firsts.push(a.to_string());
             }
-            packed.push((u32::try_from(firsts.len() - 1).unwrap_or(u32::MAX), b, p));
+            packed.push((u32::try_from(firsts.len() - 1).unwrap_or(u32::MAX), *b, *p));
         }
         self.shipped_pairs = PairList { firsts: firsts.into(), pairs: packed.into() };
         Ok(())
@@ -414,6 +406,11 @@ impl Predictor {
     pub fn learned(&self, word: &str) -> u32 {
         self.user.get(&word.to_lowercase()).copied().unwrap_or(0)
     }
+}
+
+/// `word` in lower case, copied only when it has a capital (most do not).
+fn lowered(word: &str) -> std::borrow::Cow<'_, str> {
+    if word.chars().any(char::is_uppercase) { std::borrow::Cow::Owned(word.to_lowercase()) } else { std::borrow::Cow::Borrowed(word) }
 }
 
 /// The words known to follow one word: the shipped pairs that begin with
