@@ -78,7 +78,7 @@ bench: deps
 
 # Mutation fuzzing of the profile and menu parsers, 100 000 cases (tests/fuzz.rs).
 fuzz: deps
-	FACEMOUSE_FUZZ_CASES=$${FACEMOUSE_FUZZ_CASES:-100000} $(CARGO) test --release --test fuzz -- --nocapture
+	FACEMOUSE_FUZZ_CASES=$${FACEMOUSE_FUZZ_CASES:-100000} $(CARGO) test --release --test all -- fuzz:: --nocapture
 
 # CPU per thread: headless, window visible, window minimized (docs/performance.md).
 cost: build

@@ -7,11 +7,14 @@
 #
 # Groups: the hands-free tests in two halves (the window tests with the
 # second), the desktop tests, the generated-video tests (tests/vision.rs),
-# and the unit and doc tests with every other file in tests/ (found by name,
-# so a new test file is never left out). Each X test has an Xvfb of its own,
-# on a display number the server picks (tests/common), so the X tests of a
-# binary may run side by side: the desktop tests do; within each half, the
-# hands-free tests run one at a time.
+# and the unit and doc tests with every other module of the integration
+# tests. The integration tests are one binary (tests/all.rs), each file of
+# tests/ a module, so a group is that binary run on the names of its
+# modules (`vision::`), and the last group on every name the others do not
+# take (--skip), so a new test file is never left out. Each X test has an
+# Xvfb of its own, on a display number the server picks (tests/common), so
+# the X tests may run side by side: the desktop tests do; within each half,
+# the hands-free tests run one at a time.
 #
 # Usage: scripts/test.sh [CARGO]   (CARGO defaults to cargo)
 set -uo pipefail
@@ -23,16 +26,9 @@ cd "$(dirname "$0")/.."
 gui_a=(handsfree window)
 gui_b=(desktop)
 cpu=(vision)
-rest=()
-for f in tests/*.rs; do
-    name=$(basename "$f" .rs)
-    case " ${gui_a[*]} ${gui_b[*]} ${cpu[*]} " in
-        *" $name "*) ;;
-        *) rest+=("$name") ;;
-    esac
-done
-
-targets() { for t in "$@"; do printf -- '--test\n%s\n' "$t"; done; }
+# Each module's tests by name: `vision::` matches them and no other's.
+modules() { for m in "$@"; do printf -- '%s::\n' "$m"; done; }
+skipped() { for m in "$@"; do printf -- '--skip\n%s::\n' "$m"; done; }
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
@@ -45,10 +41,10 @@ group() {
     echo "$rc $(( $(date +%s) - t0 ))" >"$logs/$name.rc"
     echo "== tests: group $name ended (exit $rc) after $(( $(date +%s) - t0 )) s"
 }
-mapfile -t a < <(targets "${gui_a[@]}")
-mapfile -t b < <(targets "${gui_b[@]}")
-mapfile -t c < <(targets "${rest[@]}")
-mapfile -t v < <(targets "${cpu[@]}")
+mapfile -t a < <(modules "${gui_a[@]}")
+mapfile -t b < <(modules "${gui_b[@]}")
+mapfile -t c < <(skipped "${gui_a[@]}" "${gui_b[@]}" "${cpu[@]}")
+mapfile -t v < <(modules "${cpu[@]}")
 # The hands-free tests play a scripted face against the wall clock, about
 # 250 s in all, most of it waiting: alone they were the last group to end,
 # two minutes after the others. They run in two halves of about the same
@@ -57,12 +53,13 @@ mapfile -t v < <(targets "${cpu[@]}")
 # is everything else, the same names skipped, so no test is left out or
 # run twice.
 first_half=(a_sentence_with the_menus_keyboard_types the_docked_menu the_keyboard_opens a_point_scanning_click)
+first_half=("${first_half[@]/#/handsfree::}")
 skips=(); for n in "${first_half[@]}"; do skips+=(--skip "$n"); done
-group x-display-handsfree-1 "$cargo" test --release --test handsfree -- --test-threads=1 "${first_half[@]}" &
-group x-display-handsfree-2 "$cargo" test --release "${a[@]}" -- --test-threads=1 "${skips[@]}" &
-group x-display-desktop "$cargo" test --release "${b[@]}" &
-group vision "$cargo" test --release "${v[@]}" &
-group rest bash -c '"$0" test --release --lib --bins "${@}" && "$0" test --release --doc' "$cargo" "${c[@]}" &
+group x-display-handsfree-1 "$cargo" test --release --test all -- --test-threads=1 "${first_half[@]}" &
+group x-display-handsfree-2 "$cargo" test --release --test all -- --test-threads=1 "${a[@]}" "${skips[@]}" &
+group x-display-desktop "$cargo" test --release --test all -- "${b[@]}" &
+group vision "$cargo" test --release --test all -- "${v[@]}" &
+group rest bash -c '"$0" test --release --lib --bins && "$0" test --release --test all -- "${@}" && "$0" test --release --doc' "$cargo" "${c[@]}" &
 wait
 
 names=(vision rest x-display-desktop x-display-handsfree-1 x-display-handsfree-2)

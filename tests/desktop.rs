@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
-use common::{Xvfb, default_profile, facemouse, xdotool, xvfb, xvfb_with, xvfb_with_xdotool};
+use crate::common::{Xvfb, default_profile, facemouse, xdotool, xvfb, xvfb_with, xvfb_with_xdotool};
 use facemouse::events::{Event, TrackState};
 use facemouse::lab::synth::{self, Action, FaceAsset, ScriptEvent, SynthConfig};
 use x11rb::connection::Connection;

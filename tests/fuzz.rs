@@ -8,7 +8,7 @@
 //!   byte, and a file that loaded is untouched;
 //! - a file that did not load is named in the message the user sees.
 //!
-//! `cargo test --test fuzz` runs a few hundred cases per file;
+//! `cargo test --test all fuzz::` runs a few hundred cases per file;
 //! `make fuzz` runs 100 000 in all (`FACEMOUSE_FUZZ_CASES`).
 
 use std::path::{Path, PathBuf};

@@ -23,7 +23,6 @@
 //! - On a 1600x900 screen the keyboard, opened from the default bottom
 //!   dock, moves to the right side, where a page holds more keys.
 
-mod common;
 
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -31,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Xvfb, default_profile, facemouse, openbox, xdotool, xvfb_with, xvfb_with_xdotool};
+use crate::common::{Xvfb, default_profile, facemouse, openbox, xdotool, xvfb_with, xvfb_with_xdotool};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use facemouse::lab::synth::{self, Action, FaceAsset, ScriptEvent, SynthConfig};
