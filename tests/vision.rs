@@ -10,7 +10,7 @@ use facemouse::lab::labels::Sequence;
 use facemouse::pipeline::Pipeline;
 use facemouse::profile::Settings;
 use facemouse::replay;
-use facemouse::lab::synth::{self, FaceAsset, Generator, SynthConfig};
+use facemouse::lab::synth::{self, Cover, CoverArea, FaceAsset, Generator, SynthConfig};
 use opencv::core::{Mat, Scalar};
 use opencv::prelude::*;
 
@@ -255,13 +255,55 @@ fn run_generated(cfg: &SynthConfig) -> Vec<(f64, TrackState, Vec<Event>, bool)> 
     run_changed(cfg, &facemouse::models::Models::load(), |_, _, _| [[f64::NAN; 2]; 2]).into_iter().map(|(rec, _, acted)| (rec.t_ms, rec.state, rec.events, acted)).collect()
 }
 
-/// The demo clip with a block (flat, or with a `texture` pattern) over part
-/// of the face from `from` to `to` (ms), run as `run_generated` runs it.
-fn covered_demo(area: facemouse::lab::synth::CoverArea, grey: f64, texture: f64, from: f64, to: f64, seconds: f64) -> Vec<(f64, TrackState, Vec<Event>, bool)> {
-    let mut cfg = SynthConfig::demo();
-    cfg.covered = vec![facemouse::lab::synth::Cover { from_ms: from, to_ms: to, area, grey, texture }];
-    cfg.duration_s = seconds;
-    run_generated(&cfg)
+/// A block (flat, or with a `texture` pattern) over part of the face from
+/// `from` to `to` (ms).
+fn cover(area: CoverArea, grey: f64, texture: f64, from: f64, to: f64) -> Cover {
+    Cover { from_ms: from, to_ms: to, area, grey, texture }
+}
+
+/// The demo clip, `seconds` long, under each of `covers` in turn: one run
+/// each, as `run_generated` runs it. The runs go side by side, a frame at a
+/// time, and a frame that no cover is over is rendered once for all of them
+/// (a generated frame does not depend on the frames before it, nor on a
+/// cover elsewhere in the clip: `synth`'s
+/// `a_frame_is_the_same_in_any_order_and_a_cover_changes_only_its_own`).
+/// Rendering was most of the time of these tests.
+fn covered_demos(covers: &[Cover], seconds: f64) -> Vec<Vec<(f64, TrackState, Vec<Event>, bool)>> {
+    let plain = SynthConfig { duration_s: seconds, ..SynthConfig::demo() };
+    let models = facemouse::models::Models::load();
+    let mut shared = Generator::new(asset(), plain.clone()).expect("generator");
+    let mut runs: Vec<_> = covers
+        .iter()
+        .map(|c| {
+            let generator = Generator::new(asset(), SynthConfig { covered: vec![*c], ..plain.clone() }).expect("generator");
+            (*c, generator, Pipeline::new(&Settings::default(), &models), Vec::new())
+        })
+        .collect();
+    let (mut frame, mut own) = (Frame::empty(), Frame::empty());
+    for i in 0..plain.frames() {
+        let t = shared.t_ms(i);
+        if covers.iter().any(|c| !c.over(t)) {
+            shared.render(i, &mut frame.color).expect("render");
+            stamp(&mut frame, &shared, i);
+        }
+        for (c, generator, p, out) in &mut runs {
+            let f = if c.over(t) {
+                generator.render(i, &mut own.color).expect("render");
+                stamp(&mut own, generator, i);
+                &own
+            } else {
+                &frame
+            };
+            let (rec, cmds) = p.tick(f, Instant::now());
+            out.push((rec.t_ms, rec.state, rec.events.clone(), acted(cmds)));
+        }
+    }
+    runs.into_iter().map(|(_, _, _, out)| out).collect()
+}
+
+/// Whether anything but pointer motion (or letting go of a button) was sent.
+fn acted(cmds: &[facemouse::output::Command]) -> bool {
+    cmds.iter().any(|c| !matches!(c, facemouse::output::Command::MoveTo { .. } | facemouse::output::Command::Release(_) | facemouse::output::Command::ReleaseHeld))
 }
 
 /// A hand passing over the face for a moment: tracking never starts on the
@@ -269,17 +311,17 @@ fn covered_demo(area: facemouse::lab::synth::CoverArea, grey: f64, texture: f64,
 /// jumped to the screen's edge), and nothing acts until the face shows again.
 #[test]
 fn a_hand_passing_over_the_face_starts_no_tracking_and_never_clicks() {
-    use facemouse::lab::synth::CoverArea;
-    for (area, grey) in [(CoverArea::EyesAndNose, 200.0), (CoverArea::EyesAndNose, 90.0), (CoverArea::Face, 120.0)] {
-        for dur in [250.0, 700.0, 1200.0, 2000.0] {
-            let (from, to) = (6000.0, 6000.0 + dur);
-            let frames = covered_demo(area, grey, 0.0, from, to, 9.5);
-            let what = format!("{area:?} at grey {grey} for {dur} ms");
-            let inits: Vec<f64> = frames.iter().filter(|(t, _, e, _)| (from + 100.0..to).contains(t) && e.contains(&Event::Init)).map(|f| f.0).collect();
-            assert!(inits.is_empty(), "{what}: tracking started on the covered face at {inits:?}");
-            let acts: Vec<f64> = frames.iter().filter(|(t, _, _, a)| (from..to + 300.0).contains(t) && *a).map(|f| f.0).collect();
-            assert!(acts.is_empty(), "{what}: acted at {acts:?}");
-        }
+    let covers: Vec<Cover> = [(CoverArea::EyesAndNose, 200.0), (CoverArea::EyesAndNose, 90.0), (CoverArea::Face, 120.0)]
+        .into_iter()
+        .flat_map(|(area, grey)| [250.0, 700.0, 1200.0, 2000.0].map(|dur| cover(area, grey, 0.0, 6000.0, 6000.0 + dur)))
+        .collect();
+    for (c, frames) in covers.iter().zip(covered_demos(&covers, 9.5)) {
+        let (from, to) = (c.from_ms, c.to_ms);
+        let what = format!("{:?} at grey {} for {} ms", c.area, c.grey, to - from);
+        let inits: Vec<f64> = frames.iter().filter(|(t, _, e, _)| (from + 100.0..to).contains(t) && e.contains(&Event::Init)).map(|f| f.0).collect();
+        assert!(inits.is_empty(), "{what}: tracking started on the covered face at {inits:?}");
+        let acts: Vec<f64> = frames.iter().filter(|(t, _, _, a)| (from..to + 300.0).contains(t) && *a).map(|f| f.0).collect();
+        assert!(acts.is_empty(), "{what}: acted at {acts:?}");
     }
 }
 
@@ -292,18 +334,18 @@ fn a_hand_passing_over_the_face_starts_no_tracking_and_never_clicks() {
 /// followed by its edges, which move with the head, but never clicks.
 #[test]
 fn a_covered_face_is_a_loss_and_never_clicks() {
-    use facemouse::lab::synth::CoverArea;
     let (from, to) = (5200.0, 13000.0);
-    for (area, grey, lost) in [
+    let cases = [
         (CoverArea::Face, 150.0, true),
         (CoverArea::Face, 20.0, true),
         (CoverArea::EyesAndNose, 150.0, true),
         (CoverArea::EyesAndNose, 230.0, false),
         (CoverArea::Eyes, 150.0, false),
         (CoverArea::Eyes, 60.0, false),
-    ] {
-        // The demo clip, covered over its long blink and two raises.
-        let frames = covered_demo(area, grey, 0.0, from, to, 17.0);
+    ];
+    // The demo clip, covered over its long blink and two raises.
+    let covers: Vec<Cover> = cases.iter().map(|&(area, grey, _)| cover(area, grey, 0.0, from, to)).collect();
+    for (&(area, grey, lost), frames) in cases.iter().zip(covered_demos(&covers, 17.0)) {
         let what = format!("{area:?} at grey {grey}");
         let acts: Vec<f64> = frames.iter().filter(|(t, _, _, a)| (from..to).contains(t) && *a).map(|f| f.0).collect();
         assert!(acts.is_empty(), "{what}: no action while the face is covered: {acts:?}");
@@ -472,20 +514,20 @@ fn gesture(e: Event) -> bool {
 /// on it for the rest of the cover, with the pointer moved by the restart.
 #[test]
 fn a_patterned_hand_over_the_face_is_a_loss_and_never_acts() {
-    use facemouse::lab::synth::CoverArea;
     let (from, to) = (5200.0, 13000.0);
-    for area in [CoverArea::Face, CoverArea::EyesAndNose] {
-        for (grey, texture) in [(150.0, 12.0), (150.0, 25.0), (90.0, 40.0)] {
-            let frames = covered_demo(area, grey, texture, from, to, 15.0);
-            let what = format!("{area:?} at grey {grey}, pattern {texture}");
-            let acts: Vec<String> = frames.iter().filter(|f| (from..to).contains(&f.0) && (f.3 || f.2.iter().copied().any(gesture))).map(|f| format!("{:.0}: {:?}", f.0, f.2)).collect();
-            assert!(acts.is_empty(), "{what}: no gesture or action while the face is covered: {acts:?}");
-            let during: Vec<_> = frames.iter().filter(|f| (from + 300.0..to).contains(&f.0)).collect();
-            let tracked = during.iter().filter(|f| f.1 == TrackState::Tracking).count();
-            assert!(tracked * 20 <= during.len(), "{what}: covered, it must not be tracking: {tracked} of {} frames", during.len());
-            let back = frames.iter().find(|f| f.0 > to && f.1 == TrackState::Tracking).map(|f| f.0 - to);
-            assert!(back.is_some_and(|ms| ms <= 1000.0), "{what}: tracking comes back within 1 s once the face shows: {back:?} ms");
-        }
+    let covers: Vec<Cover> = [CoverArea::Face, CoverArea::EyesAndNose]
+        .into_iter()
+        .flat_map(|area| [(150.0, 12.0), (150.0, 25.0), (90.0, 40.0)].map(|(grey, texture)| cover(area, grey, texture, from, to)))
+        .collect();
+    for (c, frames) in covers.iter().zip(covered_demos(&covers, 15.0)) {
+        let what = format!("{:?} at grey {}, pattern {}", c.area, c.grey, c.texture);
+        let acts: Vec<String> = frames.iter().filter(|f| (from..to).contains(&f.0) && (f.3 || f.2.iter().copied().any(gesture))).map(|f| format!("{:.0}: {:?}", f.0, f.2)).collect();
+        assert!(acts.is_empty(), "{what}: no gesture or action while the face is covered: {acts:?}");
+        let during: Vec<_> = frames.iter().filter(|f| (from + 300.0..to).contains(&f.0)).collect();
+        let tracked = during.iter().filter(|f| f.1 == TrackState::Tracking).count();
+        assert!(tracked * 20 <= during.len(), "{what}: covered, it must not be tracking: {tracked} of {} frames", during.len());
+        let back = frames.iter().find(|f| f.0 > to && f.1 == TrackState::Tracking).map(|f| f.0 - to);
+        assert!(back.is_some_and(|ms| ms <= 1000.0), "{what}: tracking comes back within 1 s once the face shows: {back:?} ms");
     }
 }
 
@@ -498,11 +540,10 @@ fn a_patterned_hand_over_the_face_is_a_loss_and_never_acts() {
 /// moved on, and the band's edges crossing an eye gave three winks.
 #[test]
 fn a_patterned_band_over_the_eyes_gives_no_gesture() {
-    use facemouse::lab::synth::CoverArea;
     let (from, to) = (5200.0, 13000.0);
-    for (grey, texture) in [(150.0, 12.0), (150.0, 25.0), (90.0, 40.0)] {
-        let frames = covered_demo(CoverArea::Eyes, grey, texture, from, to, 15.0);
-        let what = format!("a band at grey {grey}, pattern {texture}");
+    let covers = [(150.0, 12.0), (150.0, 25.0), (90.0, 40.0)].map(|(grey, texture)| cover(CoverArea::Eyes, grey, texture, from, to));
+    for (c, frames) in covers.iter().zip(covered_demos(&covers, 15.0)) {
+        let what = format!("a band at grey {}, pattern {}", c.grey, c.texture);
         let acts: Vec<String> = frames.iter().filter(|f| (from..to).contains(&f.0) && (f.3 || f.2.iter().copied().any(gesture))).map(|f| format!("{:.0}: {:?}", f.0, f.2)).collect();
         assert!(acts.is_empty(), "{what}: no gesture or action while the eyes are covered: {acts:?}");
         assert!(frames.iter().any(|f| f.0 < from && f.3), "{what}: the demo clicks before the cover");
@@ -627,7 +668,7 @@ fn run_with(cfg: &SynthConfig, settings: &Settings, models: &facemouse::models::
         let eyes = change(generator.t_ms(i), &mut frame.color, &row);
         stamp(&mut frame, &generator, i);
         let (rec, cmds) = p.tick(&frame, Instant::now());
-        let acted = cmds.iter().any(|c| !matches!(c, facemouse::output::Command::MoveTo { .. } | facemouse::output::Command::Release(_) | facemouse::output::Command::ReleaseHeld));
+        let acted = acted(cmds);
         out.push((rec.clone(), eyes, acted));
     }
     out
@@ -835,11 +876,10 @@ fn a_head_turned_to_90_degrees_is_carried_and_the_templates_take_over_again() {
 /// face, so it is a loss, as it was without AHM, and nothing acts.
 #[test]
 fn a_covered_face_is_not_carried() {
-    use facemouse::lab::synth::CoverArea;
     let (from, to) = (9000.0, 12000.0);
-    for (area, grey, texture) in [(CoverArea::Face, 150.0, 0.0), (CoverArea::Face, 120.0, 30.0), (CoverArea::EyesAndNose, 90.0, 20.0), (CoverArea::Face, 40.0, 0.0)] {
-        let frames = covered_demo(area, grey, texture, from, to, 14.0);
-        let what = format!("{area:?} at grey {grey}, texture {texture}");
+    let covers = [(CoverArea::Face, 150.0, 0.0), (CoverArea::Face, 120.0, 30.0), (CoverArea::EyesAndNose, 90.0, 20.0), (CoverArea::Face, 40.0, 0.0)].map(|(area, grey, texture)| cover(area, grey, texture, from, to));
+    for (c, frames) in covers.iter().zip(covered_demos(&covers, 14.0)) {
+        let what = format!("{:?} at grey {}, texture {}", c.area, c.grey, c.texture);
         assert!(frames.iter().any(|(t, s, _, _)| *t < from && *s == TrackState::Tracking), "{what}: tracked before the cover");
         let during: Vec<_> = frames.iter().filter(|(t, _, _, _)| (from + 300.0..to).contains(t)).collect();
         let carried = during.iter().filter(|(_, s, _, _)| *s == TrackState::Carried).count();

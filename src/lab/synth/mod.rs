@@ -285,6 +285,14 @@ pub struct Cover {
     pub texture: f64,
 }
 
+impl Cover {
+    /// Whether it is over the face at `t_ms`.
+    #[must_use]
+    pub fn over(&self, t_ms: f64) -> bool {
+        (self.from_ms..self.to_ms).contains(&t_ms)
+    }
+}
+
 /// Glasses with a dark frame, as three of the ZJU people wear: a rim
 /// round each eye (a rounded rectangle 0.8 × 0.5 eye distances, centred a
 /// little below the eye) and a bridge, moving, turning and rolling with the
@@ -619,7 +627,10 @@ pub struct Generator {
     patch: Mat,
     map_x: Mat,
     map_y: Mat,
-    noise_rng: Rng,
+    /// Where the sensor noise's stream starts: frame i's noise is drawn
+    /// from it i frames' bytes on, so a frame is the same whichever frames
+    /// were rendered before it (and none need be).
+    noise_start: Rng,
     phases: [f64; 8],
     speech: Speech,
     head: crate::head3d::Head3d,
@@ -638,7 +649,7 @@ impl Generator {
         Ok(Self {
             work: asset.photo.try_clone()?,
             asset,
-            noise_rng: Rng::new(cfg.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            noise_start: Rng::new(cfg.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
             cfg,
             patch: Mat::default(),
             map_x: Mat::default(),
@@ -690,7 +701,7 @@ impl Generator {
         let t_ms = self.t_ms(i);
         if self.cfg.gone.iter().any(|(a, b)| (*a..*b).contains(&t_ms)) {
             *out = Mat::new_rows_cols_with_default(self.cfg.height, self.cfg.width, core::CV_8UC3, Scalar::all(70.0))?;
-            self.sensor(out, t_ms / 1000.0)?;
+            self.sensor(out, i, t_ms / 1000.0)?;
             return Ok(LabelRow { frame: i as u64, t_ms, ..LabelRow::default() });
         }
         let st = face_state(&self.cfg.script, t_ms);
@@ -718,7 +729,7 @@ impl Generator {
             let origin = [f64::from(self.cfg.width) / 2.0 + dx, f64::from(self.cfg.height) * 0.42 + dy];
             let view = crate::head3d::View { size: Size::new(self.cfg.width, self.cfg.height), origin, iod_px: self.cfg.iod_px };
             let [le, re, lb, rb, nose, mid] = self.head.render(&self.work, &lm, (yaw, pitch), view, brow_lift_px, out)?;
-            self.sensor(out, t_ms / 1000.0)?;
+            self.sensor(out, i, t_ms / 1000.0)?;
             return Ok(LabelRow {
                 frame: i as u64,
                 t_ms,
@@ -769,7 +780,7 @@ impl Generator {
             let (e1, e2) = (apply(lm.le), apply(lm.re));
             draw_glasses(out, e1, e2, g)?;
         }
-        let cover = self.cfg.covered.iter().find(|c| (c.from_ms..c.to_ms).contains(&t_ms));
+        let cover = self.cfg.covered.iter().find(|c| c.over(t_ms));
         if let Some(c) = cover {
             let (e1, e2, n) = (apply(lm.le), apply(lm.re), apply(lm.nose));
             let iod = s * lm.iod();
@@ -786,7 +797,7 @@ impl Generator {
             }
         }
         let covered = cover.is_some();
-        self.sensor(out, t_ms / 1000.0)?;
+        self.sensor(out, i, t_ms / 1000.0)?;
         if covered {
             return Ok(LabelRow { frame: i as u64, t_ms, ..LabelRow::default() });
         }
@@ -927,14 +938,14 @@ impl Generator {
         Ok(())
     }
 
-    /// Lighting drift and sensor noise, in place.
-    fn sensor(&mut self, img: &mut Mat, t: f64) -> Result<(), SynthError> {
+    /// Lighting drift and sensor noise, in place, on frame `i` at `t` s.
+    fn sensor(&self, img: &mut Mat, i: usize, t: f64) -> Result<(), SynthError> {
         let gain = 1.0 + self.cfg.light_drift * (std::f64::consts::TAU * t / 11.0 + self.phases[0]).sin();
         let bias = 6.0 * self.cfg.light_drift / 0.08 * (std::f64::consts::TAU * t / 17.0 + self.phases[3]).sin();
         let sigma = self.cfg.noise_sigma;
         let data = img.data_bytes_mut()?;
         if sigma > 0.0 {
-            self.noise_rng.add_noise(data, gain, bias, sigma);
+            self.noise_start.ahead(i as u64 * data.len() as u64).add_noise(data, gain, bias, sigma);
         } else {
             for v in data.iter_mut() {
                 *v = grey_u8(f64::from(*v) * gain + bias);
@@ -1129,6 +1140,32 @@ mod tests {
             assert_eq!(grey_u8(x), reference(x), "at {x:e}");
             assert_eq!(grey_u8_lanes(x), reference(x), "at {x:e}");
         }
+    }
+
+    /// Frame i is the same whichever frames were rendered before it, and a
+    /// cover changes only the frames it covers (tests play one clip under
+    /// several covers and render its uncovered frames once).
+    #[test]
+    fn a_frame_is_the_same_in_any_order_and_a_cover_changes_only_its_own() {
+        let asset = || FaceAsset::load(&default_photo()).expect("photo");
+        let plain = SynthConfig { duration_s: 1.0, ..SynthConfig::demo() };
+        let cover = Cover { from_ms: 300.0, to_ms: 600.0, area: CoverArea::Face, grey: 120.0, texture: 10.0 };
+        let covered = SynthConfig { covered: vec![cover], ..plain.clone() };
+        let bytes = |m: &Mat| m.data_bytes().expect("bytes").to_vec();
+        let mut g = Generator::new(asset(), plain.clone()).expect("generator");
+        let mut img = Mat::default();
+        let in_order: Vec<Vec<u8>> = (0..plain.frames()).map(|i| g.render(i, &mut img).map(|_| bytes(&img)).expect("render")).collect();
+        let (mut back, mut c) = (Generator::new(asset(), plain.clone()).expect("generator"), Generator::new(asset(), covered).expect("generator"));
+        let mut changed = 0;
+        for i in (0..plain.frames()).rev() {
+            back.render(i, &mut img).expect("render");
+            assert!(bytes(&img) == in_order[i], "frame {i} rendered backwards differs");
+            c.render(i, &mut img).expect("render");
+            let under = cover.over(c.t_ms(i));
+            assert_eq!(bytes(&img) != in_order[i], under, "frame {i}: changed by the cover only while it covers");
+            changed += usize::from(under);
+        }
+        assert_eq!(changed, 9);
     }
 
     /// Glasses draw a dark rim round each eye (above and below it, not on

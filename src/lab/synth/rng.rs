@@ -11,6 +11,13 @@ impl Rng {
         Self(seed ^ 0x2545_f491_4f6c_dd1d)
     }
 
+    /// The generator `draws` draws on: its state is a counter, so this is
+    /// one multiply-add, whatever `draws` is.
+    #[must_use]
+    pub fn ahead(&self, draws: u64) -> Self {
+        Self(self.0.wrapping_add(draws.wrapping_mul(GOLDEN)))
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(GOLDEN);
@@ -148,6 +155,17 @@ mod tests {
         a.add_noise(&mut img, gain, bias, sigma);
         assert!(img == want, "the bytes differ");
         assert_eq!(a.next_u64(), b.next_u64());
+    }
+
+    #[test]
+    fn ahead_is_that_many_draws() {
+        for n in [0_u64, 1, 7, 921_600, 3 * 921_600 + 5] {
+            let mut drawn = Rng::new(4);
+            for _ in 0..n {
+                drawn.next_u64();
+            }
+            assert_eq!(Rng::new(4).ahead(n).next_u64(), drawn.next_u64(), "after {n} draws");
+        }
     }
 
     #[test]
