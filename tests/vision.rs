@@ -658,20 +658,26 @@ fn run_changed(cfg: &SynthConfig, models: &facemouse::models::Models, change: im
 }
 
 /// `run_changed` with the profile's `settings`.
-fn run_with(cfg: &SynthConfig, settings: &Settings, models: &facemouse::models::Models, mut change: impl FnMut(f64, &mut Mat, &facemouse::lab::labels::LabelRow) -> [facemouse::events::Point; 2]) -> Vec<(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)> {
+fn run_with(cfg: &SynthConfig, settings: &Settings, models: &facemouse::models::Models, change: impl FnMut(f64, &mut Mat, &facemouse::lab::labels::LabelRow) -> [facemouse::events::Point; 2]) -> Vec<(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)> {
+    run_with_each(cfg, std::slice::from_ref(settings), models, change).remove(0)
+}
+
+/// `run_with` once for each of `settings`, side by side: each frame is
+/// rendered and changed once, and every pipeline gets it.
+fn run_with_each(cfg: &SynthConfig, settings: &[Settings], models: &facemouse::models::Models, mut change: impl FnMut(f64, &mut Mat, &facemouse::lab::labels::LabelRow) -> [facemouse::events::Point; 2]) -> Vec<Vec<(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)>> {
     let mut generator = Generator::new(asset(), cfg.clone()).expect("generator");
-    let mut p = Pipeline::new(settings, models);
+    let mut runs: Vec<_> = settings.iter().map(|s| (Pipeline::new(s, models), Vec::new())).collect();
     let mut frame = Frame::empty();
-    let mut out = Vec::new();
     for i in 0..cfg.frames() {
         let row = generator.render(i, &mut frame.color).expect("render");
         let eyes = change(generator.t_ms(i), &mut frame.color, &row);
         stamp(&mut frame, &generator, i);
-        let (rec, cmds) = p.tick(&frame, Instant::now());
-        let acted = acted(cmds);
-        out.push((rec.clone(), eyes, acted));
+        for (p, out) in &mut runs {
+            let (rec, cmds) = p.tick(&frame, Instant::now());
+            out.push((rec.clone(), eyes, acted(cmds)));
+        }
     }
-    out
+    runs.into_iter().map(|(_, out)| out).collect()
 }
 
 fn eyes_of(row: &facemouse::lab::labels::LabelRow) -> [facemouse::events::Point; 2] {
@@ -795,18 +801,22 @@ fn a_still_person_with_motion_and_a_picture_behind_keeps_the_track() {
 
 /// One generated head turning to 90° of yaw each way and 45° of pitch, at
 /// 15 fps, after 6 s frontal (AHM learns the face in its first 2–3 s),
-/// through the pipeline with `carry_turns` on or off: per frame, the
+/// through the pipeline with `carry_turns` on, and off: per frame, the
 /// record, whether anything but pointer motion was sent, and the labels.
-fn turning_head(carry_turns: bool) -> Vec<(facemouse::trace::TraceRecord, bool, facemouse::lab::labels::LabelRow)> {
+fn turning_head() -> [Vec<(facemouse::trace::TraceRecord, bool, facemouse::lab::labels::LabelRow)>; 2] {
     let cfg = SynthConfig::turning_after(3, 15.0, 6.0);
-    let mut settings = Settings::default();
-    settings.vision.carry_turns = carry_turns;
+    let settings = [true, false].map(|carry_turns| {
+        let mut s = Settings::default();
+        s.vision.carry_turns = carry_turns;
+        s
+    });
     let mut rows = Vec::new();
-    let frames = run_with(&cfg, &settings, &facemouse::models::Models::load(), |_, _, row| {
+    let runs = run_with_each(&cfg, &settings, &facemouse::models::Models::load(), |_, _, row| {
         rows.push(row.clone());
         [[f64::NAN; 2]; 2]
     });
-    frames.into_iter().zip(rows).map(|((rec, _, acted), row)| (rec, acted, row)).collect()
+    let mut runs = runs.into_iter().map(|frames| frames.into_iter().zip(rows.iter().cloned()).map(|((rec, _, acted), row)| (rec, acted, row)).collect());
+    [runs.next().expect("carried"), runs.next().expect("not carried")]
 }
 
 /// #28: past 45° of yaw the face's templates lose a turning head (coverage
@@ -823,7 +833,7 @@ fn a_head_turned_to_90_degrees_is_carried_and_the_templates_take_over_again() {
         let far: Vec<_> = frames.iter().filter(|(_, _, row)| far(row)).collect();
         far.iter().filter(|(rec, _, _)| rec.feature.is_some()).count() as f64 / far.len() as f64
     };
-    let frames = turning_head(true);
+    let [frames, not_carried] = turning_head();
     let share = covered(&frames);
     assert!(share >= 0.95, "a feature on {share:.2} of the frames turned 45–90°");
     let mut errors: Vec<f64> = frames
@@ -866,7 +876,7 @@ fn a_head_turned_to_90_degrees_is_carried_and_the_templates_take_over_again() {
         i += 1;
     }
     assert_eq!(returns, 2, "two far turns of yaw");
-    let off = covered(&turning_head(false));
+    let off = covered(&not_carried);
     assert!(off < 0.6, "without carrying, a feature on {off:.2} of the frames turned 45–90° (it is a loss)");
 }
 
