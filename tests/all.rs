@@ -28,15 +28,10 @@ fn every_test_file_is_a_module_of_the_test_binary() {
     for entry in std::fs::read_dir(&dir).expect("tests/") {
         let path = entry.expect("an entry of tests/").path();
         let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
-        let module = if path.extension().is_some_and(|e| e == "rs") {
-            stem
-        } else if path.join("mod.rs").is_file() {
-            stem
-        } else {
-            continue;
-        };
-        if module != "all" && !this.lines().any(|l| l.trim() == format!("mod {module};")) {
-            missing.push(module.to_string());
+        // A module is a file `NAME.rs` or a folder `NAME/mod.rs`.
+        let module = path.extension().is_some_and(|e| e == "rs") || path.join("mod.rs").is_file();
+        if module && stem != "all" && !this.lines().any(|l| l.trim() == format!("mod {stem};")) {
+            missing.push(stem.to_string());
         }
     }
     assert!(missing.is_empty(), "tests/ files that tests/all.rs does not build: {missing:?} (add `mod NAME;`)");

@@ -248,9 +248,12 @@ fn frames_of_another_size_start_tracking_again() {
     assert!(le[0] < f64::from(small.width) && le[1] < f64::from(small.height), "places in the new frame: {le:?}");
 }
 
+/// Per frame of a run: its time, the tracking state, the events and whether anything acted.
+type Run = Vec<(f64, TrackState, Vec<Event>, bool)>;
+
 /// `cfg` generated and run through the pipeline: each frame's time, state,
 /// events and whether it acted (anything but moving the pointer or letting go).
-fn run_generated(cfg: &SynthConfig) -> Vec<(f64, TrackState, Vec<Event>, bool)> {
+fn run_generated(cfg: &SynthConfig) -> Run {
     // (The true eyes are not asked for; a covered frame has none.)
     run_changed(cfg, &facemouse::models::Models::load(), |_, _, _| [[f64::NAN; 2]; 2]).into_iter().map(|(rec, _, acted)| (rec.t_ms, rec.state, rec.events, acted)).collect()
 }
@@ -268,7 +271,7 @@ fn cover(area: CoverArea, grey: f64, texture: f64, from: f64, to: f64) -> Cover 
 /// cover elsewhere in the clip: `synth`'s
 /// `a_frame_is_the_same_in_any_order_and_a_cover_changes_only_its_own`).
 /// Rendering was most of the time of these tests.
-fn covered_demos(covers: &[Cover], seconds: f64) -> Vec<Vec<(f64, TrackState, Vec<Event>, bool)>> {
+fn covered_demos(covers: &[Cover], seconds: f64) -> Vec<Run> {
     let plain = SynthConfig { duration_s: seconds, ..SynthConfig::demo() };
     let models = facemouse::models::Models::load();
     let mut shared = Generator::new(asset(), plain.clone()).expect("generator");
