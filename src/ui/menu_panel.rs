@@ -169,6 +169,37 @@ pub struct PageRoom {
     pub bits: f64,
 }
 
+/// What a layout of the menu panel makes of it, with the page shown (a
+/// layout goes back to the first page of another menu). Measuring another
+/// layout (`MenuPanel::page_room`) keeps a copy and puts it back.
+#[derive(Debug, Clone, PartialEq)]
+struct Laid {
+    /// The page of the open menu that is shown (a menu longer than the
+    /// window is paged with Previous and More), and which menu (and depth)
+    /// it is of: another menu, however it was opened, starts at its first page.
+    page: usize,
+    /// How many pages the open menu has in this window (from the last layout).
+    pages: usize,
+    /// How many items a page holds, as last laid out.
+    per_page: usize,
+    page_of: (String, usize),
+    /// The targets as last shown, in scanning order, and their rows.
+    targets: Vec<Target>,
+    rows: Vec<usize>,
+    /// The words shown for the word being typed, and that word.
+    words: Vec<String>,
+    words_for: String,
+    /// How many rows the layout keeps for the predicted words (none: not
+    /// typing, or no room), and how many a row holds.
+    word_rows: (usize, usize),
+    /// Sizes other than `TARGET_SIZE`: a keyboard menu laid out with every
+    /// key on one page, or targets lowered to fit a low panel (`None`: the
+    /// usual targets) ...
+    keys: Option<KeySizes>,
+    /// ... and how many key widths each of its keys takes.
+    key_units: Vec<usize>,
+}
+
 /// The menu panel's state.
 pub struct MenuPanel {
     pub nav: Navigator,
@@ -188,41 +219,19 @@ pub struct MenuPanel {
     /// Edits that do not make a valid action yet (a chord being typed), by
     /// menu and item: kind and text. They are kept here, not saved.
     drafts: std::collections::HashMap<(String, usize), (String, String)>,
-    /// The page of the open menu that is shown (a menu longer than the
-    /// window is paged with Previous and More), and which menu (and depth)
-    /// it is of: another menu, however it was opened, starts at its first page.
-    page: usize,
-    /// How many pages the open menu has in this window (from the last layout).
-    pages: usize,
-    /// How many items a page holds, as last laid out.
-    per_page: usize,
-    page_of: (String, usize),
-    /// The targets as last shown, in scanning order, and their rows.
-    targets: Vec<Target>,
-    rows: Vec<usize>,
+    /// What the last layout made of the panel, and the page shown.
+    laid: Laid,
     /// Docked along the top or bottom edge: as many columns as fit the
     /// width (at least `columns`).
     pub wide: bool,
     /// What the keyboard menus typed, as the user's application should now
     /// show it (the last line, at most `ECHO_CHARS`): the echo line.
     echo: String,
-    /// Word prediction (`None` when the word list could not be read), the
-    /// words shown for the word being typed, and that word.
+    /// Word prediction (`None` when the word list could not be read).
     predictor: Option<crate::predict::Predictor>,
     /// The profile's `words.txt` could not be read or moved aside: the words
     /// learned now are not saved over it.
     words_unsaved: bool,
-    words: Vec<String>,
-    words_for: String,
-    /// How many rows the layout keeps for the predicted words (none: not
-    /// typing, or no room), and how many a row holds.
-    word_rows: (usize, usize),
-    /// Sizes other than `TARGET_SIZE`: a keyboard menu laid out with every
-    /// key on one page, or targets lowered to fit a low panel (`None`: the
-    /// usual targets) ...
-    keys: Option<KeySizes>,
-    /// ... and how many key widths each of its keys takes.
-    key_units: Vec<usize>,
     /// The editor's page (a menu longer than the window is paged).
     edit_page: usize,
     /// A name or text being written with the keyboard, into the editor.
@@ -281,21 +290,11 @@ impl MenuPanel {
             message: String::new(),
             read_only: None,
             drafts: std::collections::HashMap::new(),
-            page: 0,
-            page_of: (String::new(), 0),
-            pages: 1,
-            targets: Vec::new(),
-            rows: Vec::new(),
+            laid: Laid { page: 0, pages: 1, per_page: 1, page_of: (String::new(), 0), targets: Vec::new(), rows: Vec::new(), words: Vec::new(), words_for: String::new(), word_rows: (0, 1), keys: None, key_units: Vec::new() },
             wide: false,
             echo: String::new(),
             predictor: None,
             words_unsaved: false,
-            words: Vec::new(),
-            words_for: String::new(),
-            word_rows: (0, 1),
-            keys: None,
-            key_units: Vec::new(),
-            per_page: 1,
             edit_page: 0,
             entry: None,
         }
@@ -341,13 +340,13 @@ impl MenuPanel {
     /// No word prediction (to measure the keyboard without it).
     pub fn disable_prediction(&mut self) {
         self.predictor = None;
-        self.words.clear();
+        self.laid.words.clear();
     }
 
     /// The word prediction shows these words now (keyboard menus).
     #[must_use]
     pub fn predictions(&self) -> &[String] {
-        &self.words
+        &self.laid.words
     }
 
     /// The word being typed has ended: it is learned, and so is the pair it
@@ -380,7 +379,7 @@ impl MenuPanel {
     /// selects the highlighted target.
     pub fn switch(&mut self, t_ms: f64) -> Option<Outcome> {
         let i = self.scanner.switch(t_ms)?;
-        let target = *self.targets.get(i)?;
+        let target = *self.laid.targets.get(i)?;
         let outcome = self.activate(target);
         self.scanner.reset(t_ms);
         outcome
@@ -390,13 +389,13 @@ impl MenuPanel {
     /// page's items, then the navigation row).
     #[must_use]
     pub fn targets(&self) -> &[Target] {
-        &self.targets
+        &self.laid.targets
     }
 
     /// How many of [`MenuPanel::targets`] each scanning row holds, as last shown.
     #[must_use]
     pub fn rows(&self) -> &[usize] {
-        &self.rows
+        &self.laid.rows
     }
 
     /// The echo line: what the keyboard menus typed.
@@ -446,7 +445,7 @@ impl MenuPanel {
         let outcome = match target {
             Target::Item(i) => self.nav.select(i),
             Target::Word(k) => {
-                let word = self.words.get(k)?.clone();
+                let word = self.laid.words.get(k)?.clone();
                 let typed = crate::predict::current_word(&self.echo).chars().count();
                 let rest: String = word.chars().skip(typed).collect();
                 // The word itself is learned as it ends (the space below).
@@ -456,11 +455,11 @@ impl MenuPanel {
             // More on the last shows the first, so both are on every page
             // of a long menu, always in the same places.
             Target::Previous => {
-                self.page = (self.page + self.pages.max(1) - 1) % self.pages.max(1);
+                self.laid.page = (self.laid.page + self.laid.pages.max(1) - 1) % self.laid.pages.max(1);
                 Some(Outcome::Moved)
             }
             Target::More => {
-                self.page = (self.page + 1) % self.pages.max(1);
+                self.laid.page = (self.laid.page + 1) % self.laid.pages.max(1);
                 Some(Outcome::Moved)
             }
             Target::Back => {
@@ -500,7 +499,7 @@ impl MenuPanel {
     fn target_label(&self, target: Target, menu: &Menu) -> String {
         match target {
             Target::Item(i) => menu.items.get(i).map(|it| it.label.clone()).unwrap_or_default(),
-            Target::Word(k) => self.words.get(k).map(|w| format!("{w}…")).unwrap_or_default(),
+            Target::Word(k) => self.laid.words.get(k).map(|w| format!("{w}…")).unwrap_or_default(),
             Target::Previous => "Previous".into(),
             Target::More => "More".into(),
             Target::Back => "Back".into(),
@@ -529,15 +528,15 @@ impl MenuPanel {
         let (rows, size) = self.full_layout(&menu, width, height);
         let missing = self.missing_word_rows();
         let (mut y, mut k, mut kept) = (0.0, 0, missing == 0);
-        let mut rects = Vec::with_capacity(self.targets.len());
+        let mut rects = Vec::with_capacity(self.laid.targets.len());
         for n in rows {
-            if !kept && k >= self.words.len() {
+            if !kept && k >= self.laid.words.len() {
                 y += missing as f32 * (size[1] + TARGET_GAP);
                 kept = true;
             }
             let mut x = 0.0;
             let mut tallest: f32 = 0.0;
-            for &target in &self.targets[k..k + n] {
+            for &target in &self.laid.targets[k..k + n] {
                 if target == Target::EditMenu {
                     rects.push(egui::Rect::from_min_size(egui::pos2(width - 120.0, -40.0), egui::vec2(120.0, 32.0)));
                     continue;
@@ -563,12 +562,12 @@ impl MenuPanel {
     /// One layout; nothing of what is shown changes (the page, the words,
     /// the targets).
     pub fn page_room(&mut self, width: f32, height: f32, wide: bool) -> PageRoom {
-        let saved = (self.wide, self.page, self.page_of.clone(), self.pages, self.words.clone(), self.words_for.clone(), self.word_rows, self.targets.clone(), self.rows.clone(), self.keys);
+        let (saved, saved_wide) = (self.laid.clone(), self.wide);
         self.wide = wide;
         let rects = self.plan_rects(width, height - HEADING);
-        let keys: Vec<egui::Rect> = self.targets.iter().zip(rects).filter(|(t, _)| matches!(t, Target::Item(_) | Target::Word(_))).map(|(_, r)| r).collect();
-        let holds = self.per_page;
-        (self.wide, self.page, self.page_of, self.pages, self.words, self.words_for, self.word_rows, self.targets, self.rows, self.keys) = saved;
+        let keys: Vec<egui::Rect> = self.laid.targets.iter().zip(rects).filter(|(t, _)| matches!(t, Target::Item(_) | Target::Word(_))).map(|(_, r)| r).collect();
+        let holds = self.laid.per_page;
+        (self.laid, self.wide) = (saved, saved_wide);
         let (mut sum, mut n) = (0.0, 0usize);
         for (i, from) in keys.iter().enumerate() {
             for (j, to) in keys.iter().enumerate() {
@@ -591,13 +590,13 @@ impl MenuPanel {
     pub fn appeared(&mut self) {
         self.act.appeared();
         // A menu opens on its first page, not the one visited last.
-        self.page = 0;
+        self.laid.page = 0;
     }
 
     /// The page shown and how many the open menu has in this window.
     #[must_use]
     pub fn page(&self) -> (usize, usize) {
-        (self.page, self.pages)
+        (self.laid.page, self.laid.pages)
     }
 
     /// The menu's window appeared, or its layout changed from outside (a
@@ -617,9 +616,9 @@ impl MenuPanel {
         // Never more columns than fit: a target cut off at the window's edge is half a target.
         let cols = if self.wide { self.columns.max(fit_width.min(12)) } else { self.columns.min(fit_width).max(1) };
         let of = (self.nav.current_name().to_string(), self.nav.depth());
-        if of != self.page_of {
-            self.page = 0;
-            self.page_of = of;
+        if of != self.laid.page_of {
+            self.laid.page = 0;
+            self.laid.page_of = of;
         }
         let depth = self.nav.depth();
         // The navigation row holds at most five targets, as many to a row as
@@ -633,7 +632,7 @@ impl MenuPanel {
         // only where a row of keys fits besides: the navigation row must
         // never be pushed off the window.
         let typing = self.nav.current_name().starts_with("keyboard") && self.entry.is_none();
-        self.keys = None;
+        self.laid.keys = None;
         if typing && let Some(rows) = self.key_layout(menu, width, height, depth) {
             return rows;
         }
@@ -645,8 +644,8 @@ impl MenuPanel {
         let target_h = if fits { TARGET_SIZE[1] } else { ((height - least_rows as f32 * TARGET_GAP) / least_rows as f32).clamp(MIN_KEY[1] * 0.75, TARGET_SIZE[1]) };
         if !fits {
             let size = [TARGET_SIZE[0], target_h];
-            self.keys = Some(KeySizes { key: size, word: size, nav: size });
-            self.key_units.clear();
+            self.laid.keys = Some(KeySizes { key: size, word: size, nav: size });
+            self.laid.key_units.clear();
         }
         let row_h = target_h + TARGET_GAP;
         let rows_with = |nav: usize| ((height / row_h).floor() as usize).saturating_sub(nav.div_ceil(nav_cols));
@@ -654,18 +653,18 @@ impl MenuPanel {
         let one_page = rows_with(base).saturating_sub(usize::from(words_with(rows_with(base)))).max(1) * cols >= menu.items.len();
         let rows_left = rows_with(if one_page { base } else { base + 2 });
         let words_row = words_with(rows_left);
-        self.word_rows = (usize::from(words_row), MAX_WORDS.min(cols));
+        self.laid.word_rows = (usize::from(words_row), MAX_WORDS.min(cols));
         self.refresh_words(if words_row { MAX_WORDS.min(cols) } else { 0 });
         let fit = rows_left.saturating_sub(usize::from(words_row)).max(1);
         let per_page = fit * cols;
-        self.per_page = per_page;
+        self.laid.per_page = per_page;
         let pages = menu.items.len().div_ceil(per_page).max(1);
-        self.pages = pages;
-        self.page = self.page.min(pages - 1);
-        let first = self.page * per_page;
+        self.laid.pages = pages;
+        self.laid.page = self.laid.page.min(pages - 1);
+        let first = self.laid.page * per_page;
         let shown = first..(first + per_page).min(menu.items.len());
-        self.targets = (0..self.words.len()).map(Target::Word).collect();
-        self.targets.extend(shown.clone().map(Target::Item));
+        self.laid.targets = (0..self.laid.words.len()).map(Target::Word).collect();
+        self.laid.targets.extend(shown.clone().map(Target::Item));
         // The navigation row keeps every target in one place on every page
         // of a menu: Previous and More are both there whenever the menu has
         // more than one page (paging goes round). It used to show More
@@ -689,10 +688,10 @@ impl MenuPanel {
             }
             nav.push(Target::Close);
         }
-        let mut rows = Scanner::rows_of(self.words.len(), cols);
+        let mut rows = Scanner::rows_of(self.laid.words.len(), cols);
         rows.extend(Scanner::rows_of(shown.len(), cols));
         rows.extend(Scanner::rows_of(nav.len(), nav_cols));
-        self.targets.extend(nav);
+        self.laid.targets.extend(nav);
         rows
     }
 
@@ -717,19 +716,19 @@ impl MenuPanel {
         let ((cols, key), (word_rows, per_row)) = options.iter().find_map(|&(rows, per_row)| key_grid(&units, width, height, 1 + rows).map(|g| (g, (rows, per_row))))?;
         let word_w = ((width - (per_row as f32 - 1.0) * TARGET_GAP) / per_row as f32).min(2.0 * MAX_KEY[0]);
         let nav_w = ((width - (nav.len() as f32 - 1.0) * TARGET_GAP) / nav.len() as f32).min(TARGET_SIZE[0].max(key[0]));
-        self.keys = Some(KeySizes { key, word: [word_w, key[1]], nav: [nav_w, key[1]] });
-        self.word_rows = (word_rows, per_row);
+        self.laid.keys = Some(KeySizes { key, word: [word_w, key[1]], nav: [nav_w, key[1]] });
+        self.laid.word_rows = (word_rows, per_row);
         self.refresh_words(word_rows * per_row);
-        self.per_page = menu.items.len();
-        self.pages = 1;
-        self.page = 0;
-        self.targets = (0..self.words.len()).map(Target::Word).collect();
-        self.targets.extend((0..menu.items.len()).map(Target::Item));
-        let mut rows = Scanner::rows_of(self.words.len(), per_row);
+        self.laid.per_page = menu.items.len();
+        self.laid.pages = 1;
+        self.laid.page = 0;
+        self.laid.targets = (0..self.laid.words.len()).map(Target::Word).collect();
+        self.laid.targets.extend((0..menu.items.len()).map(Target::Item));
+        let mut rows = Scanner::rows_of(self.laid.words.len(), per_row);
         rows.extend(pack(&units, cols));
-        self.key_units = units.iter().map(|u| u.0).collect();
+        self.laid.key_units = units.iter().map(|u| u.0).collect();
         rows.extend(Scanner::rows_of(nav.len(), nav.len()));
-        self.targets.extend(nav);
+        self.laid.targets.extend(nav);
         Some(rows)
     }
 
@@ -739,10 +738,10 @@ impl MenuPanel {
     fn refresh_words(&mut self, n: usize) {
         let (word, previous) = (crate::predict::current_word(&self.echo), crate::predict::previous_word(&self.echo));
         let key = format!("{previous}\t{word}\t{n}");
-        if key == self.words_for {
+        if key == self.laid.words_for {
             return;
         }
-        self.words = match self.predictor.as_ref() {
+        self.laid.words = match self.predictor.as_ref() {
             Some(p) if n > 0 => {
                 if word.is_empty() {
                     p.suggest_next(previous, n)
@@ -752,22 +751,22 @@ impl MenuPanel {
             }
             _ => Vec::new(),
         };
-        self.words_for = key;
+        self.laid.words_for = key;
     }
 
     /// How many of the rows kept for the predicted words the words offered
     /// now leave empty (kept, so that the keys stay where they are).
     fn missing_word_rows(&self) -> usize {
-        self.word_rows.0.saturating_sub(self.words.len().div_ceil(self.word_rows.1.max(1)))
+        self.laid.word_rows.0.saturating_sub(self.laid.words.len().div_ceil(self.laid.word_rows.1.max(1)))
     }
 
     /// A target's size: the layout's, or a keyboard's own for its keys,
     /// words and navigation row.
     fn target_size(&self, target: Target, size: [f32; 2]) -> [f32; 2] {
-        match (self.keys, target) {
+        match (self.laid.keys, target) {
             (None, _) => size,
             (Some(k), Target::Item(i)) => {
-                let u = self.key_units.get(i).copied().unwrap_or(1) as f32;
+                let u = self.laid.key_units.get(i).copied().unwrap_or(1) as f32;
                 [u * k.key[0] + (u - 1.0) * TARGET_GAP, k.key[1]]
             }
             (Some(k), Target::Word(_)) => k.word,
@@ -780,29 +779,29 @@ impl MenuPanel {
     /// (on the title line) is scanned last, in a row of its own.
     fn full_layout(&mut self, menu: &Menu, width: f32, height: f32) -> (Vec<usize>, [f32; 2]) {
         let (mut rows, size) = if self.editing && self.entry.is_none() {
-            self.keys = None;
+            self.laid.keys = None;
             self.edit_layout(menu, width, height)
         } else {
             let rows = self.layout(menu, width, height);
-            (rows, self.keys.map_or(TARGET_SIZE, |k| k.key))
+            (rows, self.laid.keys.map_or(TARGET_SIZE, |k| k.key))
         };
         if self.entry.is_none() {
-            self.targets.push(Target::EditMenu);
+            self.laid.targets.push(Target::EditMenu);
             rows.push(1);
         }
-        self.rows.clone_from(&rows);
+        self.laid.rows.clone_from(&rows);
         (rows, size)
     }
 
     /// Draws the panel; returns what a selection asks the app to do.
     pub fn show(&mut self, ui: &mut egui::Ui, t_ms: f64) -> Option<Outcome> {
         let menu = self.nav.current().clone();
-        let before = (self.nav.depth(), self.nav.current_name().to_string(), self.page, self.editing, self.edit_page, self.entry.is_some());
+        let before = (self.nav.depth(), self.nav.current_name().to_string(), self.laid.page, self.editing, self.edit_page, self.entry.is_some());
         if self.entry.is_some() {
             self.entry_keys(ui);
         }
         let lit = if self.scanning { self.scanner.lit() } else { 0..0 };
-        let toggle = self.targets.iter().position(|t| *t == Target::EditMenu);
+        let toggle = self.laid.targets.iter().position(|t| *t == Target::EditMenu);
         let mut chosen = None;
         // One line, always: the title, "Edit menu" at the right edge, and the
         // echo line in the room between, showing the end of the text. (Wrapped,
@@ -851,12 +850,12 @@ impl MenuPanel {
         // the keys stay where they are.
         let missing = self.missing_word_rows();
         let mut kept = missing == 0;
-        let targets = self.targets.clone();
+        let targets = self.laid.targets.clone();
         let name = self.nav.current_name().to_string();
         let mut k = 0;
         for n in &rows {
-            if !kept && k >= self.words.len() {
-                ui.add_space(missing as f32 * (self.keys.map_or(TARGET_SIZE[1], |k| k.key[1]) + TARGET_GAP));
+            if !kept && k >= self.laid.words.len() {
+                ui.add_space(missing as f32 * (self.laid.keys.map_or(TARGET_SIZE[1], |k| k.key[1]) + TARGET_GAP));
                 kept = true;
             }
             ui.horizontal(|ui| {
@@ -876,7 +875,7 @@ impl MenuPanel {
                         // a label too long for one line cut short, never
                         // wrapped (wrapped, it grew the key past its row).
                         let label = self.target_label(*target, &menu);
-                        let (font, wrap) = match self.keys {
+                        let (font, wrap) = match self.laid.keys {
                             Some(_) => {
                                 // Smaller type for a label wider than its key, down to 12 points.
                                 let font = (at[1] * 0.45).clamp(14.0, 22.0);
@@ -904,7 +903,7 @@ impl MenuPanel {
             ui.label(RichText::new(&self.message).size(18.0));
         }
         let outcome = chosen.and_then(|t| self.activate(t));
-        if (self.nav.depth(), self.nav.current_name().to_string(), self.page, self.editing, self.edit_page, self.entry.is_some()) != before {
+        if (self.nav.depth(), self.nav.current_name().to_string(), self.laid.page, self.editing, self.edit_page, self.entry.is_some()) != before {
             // Another menu, page or editor view came under the pointer: nothing of it fires by itself.
             self.act.relayout(ui.ctx());
             self.scanner.reset(t_ms);
@@ -917,6 +916,29 @@ impl MenuPanel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Measuring another layout leaves the panel as it was laid out and
+    /// shown: the page the user is on, the words offered, the targets and
+    /// their sizes, and where it is docked.
+    #[test]
+    fn measuring_another_layout_changes_nothing_of_the_one_shown() {
+        let menus = crate::menus::load_dir(&crate::data_dir().join("menus")).expect("menus");
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let mut panel = MenuPanel::new(Navigator::new(menus), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
+        assert!(panel.nav.open("keyboard"));
+        let _ = panel.plan_rects(400.0, 300.0);
+        assert!(panel.laid.pages > 1, "the keyboard is paged in a small panel");
+        panel.laid.page = 1;
+        let _ = panel.plan_rects(400.0, 300.0);
+        let (before, wide) = (panel.laid.clone(), panel.wide);
+        for (w, h, wide) in [(1280.0, 264.0, true), (600.0, 700.0, false), (300.0, 200.0, false)] {
+            let room = panel.page_room(w, h, wide);
+            assert!(room.holds > 0, "{w}x{h}: {room:?}");
+        }
+        assert_eq!(panel.laid, before);
+        assert_eq!(panel.wide, wide);
+        assert_eq!(panel.page(), (1, before.pages), "still on the page the user turned to");
+    }
 
     #[test]
     fn the_echo_line_shows_the_end_of_the_text_or_says_nothing_is_typed_whole() {

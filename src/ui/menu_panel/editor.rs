@@ -138,10 +138,10 @@ impl MenuPanel {
         self.edit_page = self.edit_page.min(pages - 1);
         let first = self.edit_page * fit;
         let shown = first..(first + fit).min(n);
-        self.targets.clear();
+        self.laid.targets.clear();
         let mut rows = Vec::new();
         for i in shown {
-            self.targets.extend([EditTarget::Name(i), EditTarget::Does(i), EditTarget::With(i), EditTarget::Up(i), EditTarget::Down(i), EditTarget::Remove(i)].map(Target::Edit));
+            self.laid.targets.extend([EditTarget::Name(i), EditTarget::Does(i), EditTarget::With(i), EditTarget::Up(i), EditTarget::Down(i), EditTarget::Remove(i)].map(Target::Edit));
             rows.extend(std::iter::repeat_n(per_row, 6 / per_row));
         }
         let mut last = vec![EditTarget::AddItem, EditTarget::AddSubmenu];
@@ -152,7 +152,7 @@ impl MenuPanel {
             last.push(EditTarget::More);
         }
         rows.extend(crate::menus::Scanner::rows_of(last.len(), per_row));
-        self.targets.extend(last.into_iter().map(Target::Edit));
+        self.laid.targets.extend(last.into_iter().map(Target::Edit));
         (rows, [w, EDIT_H])
     }
 
