@@ -78,14 +78,20 @@ pub fn create_beside(path: &Path, tag: &str) -> std::io::Result<(PathBuf, std::f
 }
 
 
-/// `file.bak`, or `file.bak.2`, … if that exists: an older backup is never overwritten either.
+/// `file.bak`, or `file.bak.2`, … if that exists: an older backup is never
+/// overwritten either. Past `file.bak.9999` (a folder that is not what it
+/// seems, or years of damaged files) the name takes the time instead of
+/// counting on.
 #[must_use]
 pub fn backup_path(path: &Path) -> PathBuf {
     let base = PathBuf::from(format!("{}.bak", path.display()));
     if !base.exists() {
         return base;
     }
-    (2..).map(|n| PathBuf::from(format!("{}.bak.{n}", path.display()))).find(|p| !p.exists()).unwrap_or(base)
+    (2..=9999u32).map(|n| PathBuf::from(format!("{}.bak.{n}", path.display()))).find(|p| !p.exists()).unwrap_or_else(|| {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        PathBuf::from(format!("{}.bak.t{nanos}", path.display()))
+    })
 }
 
 /// The most a profile file (settings, calibration, a menu, the learned
@@ -247,6 +253,23 @@ pub fn check_output(path: &Path, folder: bool, inputs: &[&Path]) -> Result<(), O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A backup never takes the name of an older one: `.bak`, then `.bak.2`,
+    /// …, and past `.bak.9999` a name of its own time.
+    #[test]
+    fn a_backup_never_takes_an_older_ones_name() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("words.txt");
+        let name = |b: &Path| b.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        assert_eq!(name(&backup_path(&p)), "words.txt.bak");
+        std::fs::write(dir.path().join("words.txt.bak"), "").expect("write");
+        assert_eq!(name(&backup_path(&p)), "words.txt.bak.2");
+        for n in 2..=9999 {
+            std::fs::write(dir.path().join(format!("words.txt.bak.{n}")), "").expect("write");
+        }
+        let last = backup_path(&p);
+        assert!(name(&last).starts_with("words.txt.bak.t") && !last.exists(), "{last:?}");
+    }
 
     #[test]
     fn the_new_text_replaces_the_old_and_no_temporary_file_is_left() {

@@ -426,10 +426,11 @@ pub fn remember_last(root: &Path, name: &str) -> Result<(), ProfileError> {
     crate::fs::write_atomic(&path, format!("{name}\n").as_bytes()).map_err(|source| ProfileError::Write { path, source })
 }
 
-/// The first name `stem-2`, `stem-3`, … that no profile under `root` has.
+/// The first name `stem-2`, `stem-3`, … that no profile under `root` has
+/// (past `stem-9999`, `stem-new`).
 #[must_use]
 pub fn free_name(root: &Path, stem: &str) -> String {
-    (2..).map(|n| format!("{stem}-{n}")).find(|n| !root.join("profiles").join(n).exists()).unwrap_or_else(|| format!("{stem}-new"))
+    (2..=9999u32).map(|n| format!("{stem}-{n}")).find(|n| !root.join("profiles").join(n).exists()).unwrap_or_else(|| format!("{stem}-new"))
 }
 
 /// The profiles that exist under `root`, by name.
