@@ -244,13 +244,13 @@ pub fn load_dir(dir: &Path) -> Result<BTreeMap<String, Menu>, MenuError> {
     }
     for (name, m) in &menus {
         for it in &m.items {
-            if let MenuAction::Submenu(s) = &it.action {
-                if !menus.contains_key(s) {
-                    return Err(MenuError::Invalid {
-                        path: dir.join(format!("{name}.toml")),
-                        message: format!("item {:?} opens submenu {s:?}, but there is no {s}.toml", it.label),
-                    });
-                }
+            if let MenuAction::Submenu(s) = &it.action
+                && !menus.contains_key(s)
+            {
+                return Err(MenuError::Invalid {
+                    path: dir.join(format!("{name}.toml")),
+                    message: format!("item {:?} opens submenu {s:?}, but there is no {s}.toml", it.label),
+                });
             }
         }
     }

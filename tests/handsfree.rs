@@ -264,9 +264,7 @@ fn target_centres(size: (i32, i32), labels: &[&str]) -> Vec<[f64; 2]> {
     h.run_steps(3);
     let mut centres = Vec::new();
     for label in labels {
-        if h.query_by_label(label).is_none() {
-            panic!("no \"{label}\" in a menu window of {size:?}: {:?}", h.root());
-        }
+        assert!(h.query_by_label(label).is_some(), "no \"{label}\" in a menu window of {size:?}: {:?}", h.root());
         let c = h.get_by_label(label).rect().center();
         centres.push([f64::from(c.x), f64::from(c.y)]);
         h.get_by_label(label).hover();

@@ -2,6 +2,7 @@
 //! scorer `../shared/tools/score.py` does (its definitions are normative; see
 //! `../shared/data/README.md`, "Metrics"), and the `facemouse eval` table.
 
+use std::fmt::Write as _;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -484,8 +485,9 @@ pub fn table(all: &[Scores], sum: &Summary) -> String {
         "| sequence | frames | fps | blink P/R/F1 | brow P/R/F1 | subtle det. | false blink/brow per min | eye err. median (p95) | coverage | brow err. | init after 1st blink (ms) | proc_us p50/p99 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for x in all {
-        s.push_str(&format!(
-            "| {} | {} | {:.1} | {} ({}/{}) | {} ({}/{}) | {} | {}/{} | {} ({}) | {} | {} | {} | {}/{} |\n",
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} | {} ({}/{}) | {} ({}/{}) | {} | {}/{} | {} ({}) | {} | {} | {} | {}/{} |",
             x.sequence,
             x.frames,
             x.fps,
@@ -505,7 +507,7 @@ pub fn table(all: &[Scores], sum: &Summary) -> String {
             if x.init_latency.frame.is_none() { "never".to_string() } else { f(x.init_latency.after_first_blink_ms, 0) },
             f(x.proc_us.p50, 0),
             f(x.proc_us.p99, 0),
-        ));
+        );
     }
     let groups = groups(all);
     if groups.len() > 1 {

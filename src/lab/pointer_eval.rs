@@ -9,6 +9,7 @@
 //! Fitts' law throughput (effective, bits/s), the error rate and the time to
 //! select each target.
 
+use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::events::{Point, TrackState, dist};
@@ -400,8 +401,9 @@ pub fn evaluate(seed: u64) -> Vec<PointerResult> {
 pub fn table(rows: &[PointerResult], corners: usize) -> String {
     let mut s = String::from("| mode | click | trials | throughput (bits/s) | movement alone (bits/s) | error rate | time to target (s) |\n|---|---|---|---|---|---|---|\n");
     for r in rows {
-        s.push_str(&format!(
-            "| {} | {} | {} | {:.2} | {:.2} | {:.1} % | {:.2} |\n",
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.2} | {:.2} | {:.1} % | {:.2} |",
             r.mode,
             match r.click {
                 ClickMethod::Dwell => "dwell 1 s",
@@ -413,9 +415,9 @@ pub fn table(rows: &[PointerResult], corners: usize) -> String {
             r.movement_throughput,
             100.0 * r.error_rate,
             r.time_to_target_s
-        ));
+        );
     }
-    s.push_str(&format!("\nCalibrated absolute mode with a 20×10 px range of motion reaches {corners}/4 screen corners.\n"));
+    let _ = write!(s, "\nCalibrated absolute mode with a 20×10 px range of motion reaches {corners}/4 screen corners.\n");
     s
 }
 

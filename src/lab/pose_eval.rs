@@ -1,6 +1,7 @@
 //! `facemouse eval-pose`: the SMA against solvePnP on generated test sets at
 //! several noise levels, and against the labels of real sequences.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -54,16 +55,15 @@ fn measure(name: &str, noise: f64, set: &[pose_train::Sample], f: &mut dyn FnMut
     let mut failures = 0;
     let t = Instant::now();
     for s in set {
-        match f(s) {
-            Some(p) => {
-                for k in 0..3 {
-                    let d = (p[k] - s.y[k] + 180.0).rem_euclid(360.0) - 180.0;
-                    e[k] += d.abs();
-                }
+        if let Some(p) = f(s) {
+            for k in 0..3 {
+                let d = (p[k] - s.y[k] + 180.0).rem_euclid(360.0) - 180.0;
+                e[k] += d.abs();
             }
-            None => {
-                failures += 1;
-                e.iter_mut().for_each(|v| *v += 90.0);
+        } else {
+            failures += 1;
+            for v in &mut e {
+                *v += 90.0;
             }
         }
     }
@@ -136,23 +136,26 @@ pub fn run(model: &Sma, sequences: &[PathBuf], settings: &Settings) -> anyhow::R
 pub fn table(r: &Report) -> String {
     let mut s = String::from("| noise (px) | method | MAE yaw | MAE pitch | MAE roll | µs / estimate | failures |\n|---|---|---|---|---|---|---|\n");
     for row in &r.synthetic {
-        s.push_str(&format!(
-            "| {:.0} | {} | {:.2}° | {:.2}° | {:.2}° | {:.1} | {} |\n",
+        let _ = writeln!(
+            s,
+            "| {:.0} | {} | {:.2}° | {:.2}° | {:.2}° | {:.1} | {} |",
             row.noise_px, row.method, row.mae_yaw, row.mae_pitch, row.mae_roll, row.us_per_estimate, row.failures
-        ));
+        );
     }
-    s.push_str(&format!(
+    let _ = write!(
+        s,
         "\nK chosen on the validation set: {} (validation MAE by K: {}).\n",
         r.chosen_k,
         r.k_validation_mae.iter().map(|(k, e)| format!("K={k}: {e:.2}°")).collect::<Vec<_>>().join(", ")
-    ));
+    );
     if !r.sequences.is_empty() {
         s.push_str("\n| sequence | frames with pose | MAE yaw / pitch / roll | debiased |\n|---|---|---|---|\n");
         for q in &r.sequences {
-            s.push_str(&format!(
-                "| {} | {} | {:.1}° / {:.1}° / {:.1}° | {:.1}° / {:.1}° / {:.1}° |\n",
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.1}° / {:.1}° / {:.1}° | {:.1}° / {:.1}° / {:.1}° |",
                 q.sequence, q.frames, q.mae[0], q.mae[1], q.mae[2], q.mae_debiased[0], q.mae_debiased[1], q.mae_debiased[2]
-            ));
+            );
         }
     }
     s

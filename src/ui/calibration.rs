@@ -130,10 +130,12 @@ impl Wizard {
                 }
             }
             Step::Range(i) => {
-                if self.elapsed_ms() >= SETTLE_MS && s.record.state == TrackState::Tracking && !s.record.eyes_closed {
-                    if let Some(d) = s.displacement {
-                        self.samples.push((i, d));
-                    }
+                if self.elapsed_ms() >= SETTLE_MS
+                    && s.record.state == TrackState::Tracking
+                    && !s.record.eyes_closed
+                    && let Some(d) = s.displacement
+                {
+                    self.samples.push((i, d));
                 }
                 if self.elapsed_ms() >= TARGET_MS {
                     if i + 1 < TARGETS.len() {

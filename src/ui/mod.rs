@@ -1817,7 +1817,7 @@ mod tests {
     fn zombies() -> usize {
         let me = std::process::id().to_string();
         std::fs::read_dir("/proc")
-            .map(|d| {
+            .map_or(0, |d| {
                 d.filter_map(Result::ok)
                     .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
                     .filter(|st| {
@@ -1826,7 +1826,6 @@ mod tests {
                     })
                     .count()
             })
-            .unwrap_or(0)
     }
 
     #[cfg(target_os = "linux")]

@@ -95,6 +95,7 @@ pub fn target_button(ui: &egui::Ui, text: egui::RichText, lit: bool) -> egui::Bu
 }
 
 /// Applies zoom and colours; returns the background colour.
+#[must_use]
 pub fn apply(ctx: &egui::Context, ui: &UiSettings) -> Color32 {
     ctx.set_zoom_factor(ui.zoom.clamp(0.75, 3.0));
     let p = Palette::new(ui.high_contrast);

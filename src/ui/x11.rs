@@ -236,9 +236,7 @@ impl Shown {
 /// A connection to the X11 display, if there is one.
 #[cfg(target_os = "linux")]
 fn connect() -> Option<(x11rb::rust_connection::RustConnection, usize)> {
-    if std::env::var_os("DISPLAY").is_none() {
-        return None;
-    }
+    std::env::var_os("DISPLAY")?;
     x11rb::connect(None).ok()
 }
 
