@@ -89,6 +89,11 @@ def main():
     ap.add_argument("--license", default="")
     ap.add_argument("--vf", default="", help="an ffmpeg filter for the copy (scale, pad)")
     a = ap.parse_args()
+    import shutil
+    for tool in ("ffmpeg", "ffprobe"):
+        if shutil.which(tool) is None:
+            sys.exit(f"peer-label: {tool} is not installed: it copies the video into the development data's format "
+                     "(apt-get install ffmpeg)")
     os.makedirs(a.out, exist_ok=True)
     dst = os.path.join(a.out, "video.avi")
     vf = ["-vf", a.vf] if a.vf else []

@@ -38,6 +38,7 @@ make)
     cd "$(dirname "$0")/.."
     B=target/release/facemouse
     [ -x "$B" ] || { echo "talk-set: build first (cargo build --release)" >&2; exit 1; }
+    command -v ffmpeg >/dev/null || { echo "talk-set: ffmpeg is not installed: it copies the clips into the development data's format (apt-get install ffmpeg)" >&2; exit 1; }
     src=$out/src; mkdir -p "$src"
     grab() { # repo commit path name
         git -C "$mirrors/$1/repo" show "$2:$3" >"$src/$4.mp4" </dev/null
