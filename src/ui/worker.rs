@@ -157,6 +157,8 @@ const PREVIEW_WIDTH: i32 = 480;
 /// software rendering, most of a core at 30 a second). Clicks and messages
 /// wake it at once.
 const VISIBLE_WAKE: Duration = Duration::from_millis(250);
+/// How soon after a wake the window repaints (see `Publisher::wake`).
+const WAKE_DELAY: Duration = Duration::from_millis(1);
 /// While the window is minimized or hidden, it is woken this often at most
 /// (clicks wake it at once), and no preview is made.
 const HIDDEN_WAKE: Duration = Duration::from_secs(1);
@@ -254,12 +256,18 @@ impl Publisher {
         self.last_wake.is_none_or(|w| now.saturating_duration_since(w) >= every)
     }
 
+    /// One repaint, as soon as the window can. (egui's `request_repaint`
+    /// paints twice, the second a few milliseconds after the first, "to give
+    /// some things time to settle": every preview was drawn twice, and with
+    /// software rendering each drawing of the window costs about 10 ms of
+    /// CPU. A request with a delay is painted once; whatever has not
+    /// settled is drawn again at the next wake.)
     fn wake(&mut self) {
         self.last_wake = Some(Instant::now());
         if let Ok(g) = self.repaint.lock()
             && let Some(ctx) = g.as_ref()
         {
-            ctx.request_repaint();
+            ctx.request_repaint_after(WAKE_DELAY);
         }
     }
 
