@@ -88,10 +88,15 @@ pub fn backup_path(path: &Path) -> PathBuf {
     if !base.exists() {
         return base;
     }
-    (2..=9999u32).map(|n| PathBuf::from(format!("{}.bak.{n}", path.display()))).find(|p| !p.exists()).unwrap_or_else(|| {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        PathBuf::from(format!("{}.bak.t{nanos}", path.display()))
-    })
+    (2..=9999u32).map(|n| PathBuf::from(format!("{}.bak.{n}", path.display()))).find(|p| !p.exists()).unwrap_or_else(|| PathBuf::from(format!("{}.bak.{}", path.display(), time_tag())))
+}
+
+/// A name's last part when counting found no free one: `t` and the time in
+/// nanoseconds, which no earlier name has taken.
+#[must_use]
+pub fn time_tag() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("t{nanos}")
 }
 
 /// The most a profile file (settings, calibration, a menu, the learned

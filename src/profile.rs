@@ -427,10 +427,10 @@ pub fn remember_last(root: &Path, name: &str) -> Result<(), ProfileError> {
 }
 
 /// The first name `stem-2`, `stem-3`, … that no profile under `root` has
-/// (past `stem-9999`, `stem-new`).
+/// (past `stem-9999`, a name of the time: `stem-t…`).
 #[must_use]
 pub fn free_name(root: &Path, stem: &str) -> String {
-    (2..=9999u32).map(|n| format!("{stem}-{n}")).find(|n| !root.join("profiles").join(n).exists()).unwrap_or_else(|| format!("{stem}-new"))
+    (2..=9999u32).map(|n| format!("{stem}-{n}")).find(|n| !root.join("profiles").join(n).exists()).unwrap_or_else(|| format!("{stem}-{}", crate::fs::time_tag()))
 }
 
 /// The profiles that exist under `root`, by name.
