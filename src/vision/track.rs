@@ -236,6 +236,7 @@ impl Vision {
         let r = px(Tracks::feature_radius(iod, dt));
         let found = ncc::search(gray, &tr.feature_tmpl, predicted, r, r, &mut self.result)?;
         let Some(found) = found else {
+            tracing::debug!("vision: lost: the feature's window is off the image");
             out.events.push(Event::Lost);
             return Ok(Phase::Lost { tracks: tr, since: t });
         };
@@ -323,6 +324,7 @@ impl Vision {
         if feature_weak || covered || (eyes_seen < EYES_FLOOR && !self.eyes.closed()) {
             let since = *tr.weak_since.get_or_insert(t);
             if t - since >= LOST_AFTER_MS {
+                tracing::debug!("vision: lost: for {:.0} ms the feature matched {score:.2} (usual {:.2}), covered {covered}, eyes that look like eyes {eyes_seen:.2}", t - since, self.feature_score.value);
                 out.events.push(Event::Lost);
                 return Ok(Phase::Lost { tracks: tr, since: t });
             }
@@ -335,6 +337,7 @@ impl Vision {
         let tilt = (tr.left.eye[1] - tr.right.eye[1]).atan2(tr.left.eye[0] - tr.right.eye[0]).to_degrees();
         let ratio = now_iod / tr.iod0;
         if ratio < IOD_RATIO.0 || ratio > IOD_RATIO.1 || tilt.abs() > MAX_TILT_DEG {
+            tracing::debug!("vision: lost: the eyes {ratio:.2} times as far apart as at the start, tilted {tilt:.0}°");
             out.events.push(Event::Lost);
             return Ok(Phase::Lost { tracks: tr, since: t });
         }
@@ -613,6 +616,7 @@ impl Vision {
                         {
                             return Ok(self.start_tracking(fresh));
                         }
+                        tracing::debug!("vision: lost: the face detector disagreed and found no face to start from");
                         out.events.push(Event::Lost);
                         tr.disowned = true;
                         return Ok(Phase::Lost { tracks: tr, since: t });
