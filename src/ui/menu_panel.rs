@@ -913,6 +913,16 @@ impl MenuPanel {
 
 }
 
+/// The shipped menus in a panel whose profile folder is `dir`, with the
+/// keyboard menu open (tests).
+#[cfg(test)]
+pub(crate) fn keyboard_panel(dir: &std::path::Path) -> MenuPanel {
+    let menus = crate::menus::load_dir(&crate::data_dir().join("menus")).expect("menus");
+    let mut panel = MenuPanel::new(Navigator::new(menus), dir.to_path_buf(), 3, false, 1200.0, 1000.0);
+    assert!(panel.nav.open("keyboard"));
+    panel
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -922,10 +932,8 @@ mod tests {
     /// their sizes, and where it is docked.
     #[test]
     fn measuring_another_layout_changes_nothing_of_the_one_shown() {
-        let menus = crate::menus::load_dir(&crate::data_dir().join("menus")).expect("menus");
         let tmp = tempfile::tempdir().expect("tempdir");
-        let mut panel = MenuPanel::new(Navigator::new(menus), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
-        assert!(panel.nav.open("keyboard"));
+        let mut panel = keyboard_panel(tmp.path());
         let _ = panel.plan_rects(400.0, 300.0);
         assert!(panel.laid.pages > 1, "the keyboard is paged in a small panel");
         panel.laid.page = 1;

@@ -1937,10 +1937,8 @@ mod tests {
     #[test]
     fn the_keyboard_docks_at_the_side_where_a_page_there_holds_more_keys_or_quicker_ones() {
         use crate::settings::{Dock, MENU_DEPTH};
-        let menus = crate::menus::load_dir(&crate::data_dir().join("menus")).expect("menus");
         let tmp = tempfile::tempdir().expect("tempdir");
-        let mut panel = MenuPanel::new(Navigator::new(menus), tmp.path().to_path_buf(), 3, false, 1200.0, 1000.0);
-        assert!(panel.nav.open("keyboard"));
+        let mut panel = menu_panel::keyboard_panel(tmp.path());
         let keys = panel.nav.current().items.len();
         let mut room = |w: f32, h: f32, wide: bool| panel.page_room(w, h, wide);
         let place = |dock: Dock, screen: [f32; 2]| dock.place(screen).1;
