@@ -67,10 +67,13 @@ pub fn config_root() -> Result<PathBuf, ProfileError> {
         .ok_or(ProfileError::NoConfigDir)
 }
 
+/// The longest a profile's name may be.
+const NAME_MAX: usize = 64;
+
 /// Whether `name` can name a profile (a folder name that stays in the config folder).
 #[must_use]
 pub fn valid_name(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    !name.is_empty() && name.len() <= NAME_MAX && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Parses settings text; errors name the file, the line and the field.
@@ -427,10 +430,16 @@ pub fn remember_last(root: &Path, name: &str) -> Result<(), ProfileError> {
 }
 
 /// The first name `stem-2`, `stem-3`, … that no profile under `root` has
-/// (past `stem-9999`, a name of the time: `stem-t…`).
+/// (past `stem-9999`, a name of the time: `stem-t…`), the stem cut short
+/// where the whole would be longer than a name may be ([`valid_name`]).
 #[must_use]
 pub fn free_name(root: &Path, stem: &str) -> String {
-    (2..=9999u32).map(|n| format!("{stem}-{n}")).find(|n| !root.join("profiles").join(n).exists()).unwrap_or_else(|| format!("{stem}-{}", crate::fs::time_tag()))
+    let named = |suffix: String| {
+        // A valid stem is ASCII: any cut is at a character's edge.
+        let keep = stem.len().min(NAME_MAX.saturating_sub(suffix.len() + 1));
+        format!("{}-{suffix}", stem.get(..keep).unwrap_or(stem))
+    };
+    (2..=9999u32).map(|n| named(n.to_string())).find(|n| !root.join("profiles").join(n).exists()).unwrap_or_else(|| named(crate::fs::time_tag()))
 }
 
 /// The profiles that exist under `root`, by name.
@@ -708,6 +717,13 @@ mod tests {
         assert_eq!(std::fs::read_dir(q.dir.join("menus")).expect("menus").count(), std::fs::read_dir(p.dir.join("menus")).expect("menus").count());
         assert!(copy(dir.path(), "ann", &name).is_err(), "an existing profile is never written over");
         assert_eq!(free_name(dir.path(), "ann"), "ann-3");
+        // A name as long as a name may be gives a copy that is a name too.
+        let long = "a".repeat(NAME_MAX);
+        let (p, _) = open_from(dir.path(), &long).expect("open");
+        let copied = free_name(dir.path(), &long);
+        assert!(valid_name(&copied) && copied.ends_with("-2"), "{copied}");
+        copy(dir.path(), &long, &copied).expect("copy of the longest name");
+        assert!(p.dir.exists());
     }
 
     #[test]
