@@ -177,6 +177,9 @@ pub struct FacemouseApp {
     own_areas_sent: Vec<crate::settings::ScreenArea>,
     /// Whether the main window is on screen, as the X server says.
     x_shown: x11::Shown,
+    /// The main window is still to be maximized once it is on screen (see
+    /// [`Self::maximize_once_shown`]).
+    maximize_pending: bool,
     /// The config folder that holds the profiles (the open one's grandparent).
     root: std::path::PathBuf,
     /// Whether this window may save its profile (another window may have it open).
@@ -241,6 +244,7 @@ impl FacemouseApp {
             point_scanning: false,
             own_areas_sent: Vec::new(),
             x_shown: x11::Shown::new(MAIN_TITLE),
+            maximize_pending: true,
             switch_to_scanner: false,
             login_grace: (login_grace_s > 0.0).then_some((login_grace_s, None)),
             external: None,
@@ -743,6 +747,7 @@ impl FacemouseApp {
             self.desktop_dwell(&ctx, &snap, None);
             return;
         }
+        self.maximize_once_shown(&ctx);
         let new_frame = snap.frame_seq != self.shown_frame;
         if new_frame {
             self.shown_frame = snap.frame_seq;
@@ -1396,6 +1401,24 @@ impl FacemouseApp {
         let chosen = typing_dock(dock, &key.0, keys, screen, |w, h, wide| self.menu.page_room(w, h, wide));
         self.dock_chosen = Some((key, chosen));
         chosen
+    }
+
+    /// The main window maximized, once, as it first shows on an X11 screen.
+    /// Asked for as the window was made, X11 window managers ignore it
+    /// (winit's `with_maximized` is set before the window is mapped): the
+    /// window kept its 1280×800 inside under a title bar, and on a screen
+    /// 800 pixels high or less its bottom row of controls and its figures
+    /// lay under the screen's edge, out of a head pointer's reach. While
+    /// the menu or the calibration wizard places the window, once they are
+    /// gone; and never again: a window the user made smaller stays so.
+    fn maximize_once_shown(&mut self, ctx: &egui::Context) {
+        if !self.maximize_pending || self.show_menu || self.wizard.is_some() || self.wizard_full_screen || self.x_shown.shown() != Some(true) {
+            return;
+        }
+        self.maximize_pending = false;
+        if ctx.input(|i| i.viewport().maximized) != Some(true) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Maximized(true));
+        }
     }
 
     /// The main window back where it was before the menu pushed it aside (if it did).
