@@ -804,3 +804,30 @@ fn speak_says_the_typed_text_or_why_not() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(std::fs::read_to_string(&said).expect("the speaker ran"), "--|e|", "the text as one argument");
 }
+
+/// Every control of the main window lies inside a window that a large zoom
+/// or a docked menu makes small, with a line of status under the state: at zoom 2.5 on a
+/// 1280×800 screen (512×312 points under the title bar) the last row,
+/// Profile and Quit, lay half under the screen's bottom edge, and at zoom 3
+/// (427×260) wholly, out of a head pointer's reach; above a menu docked at
+/// the bottom of a 1024×768 screen (683×269 points at the default zoom)
+/// Quit was cut in half. Made narrower to fit, the labels wrapped to two
+/// lines and made their controls taller than their rows at zoom 3.
+#[test]
+fn the_main_windows_controls_lie_inside_a_small_window() {
+    for size in [egui::vec2(512.0, 312.0), egui::vec2(427.0, 260.0), egui::vec2(683.0, 269.0)] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let access = instance::open_profile(tmp.path(), "default").expect("lock");
+        let note = vec!["menus \"browser\", \"editor\" are the shipped ones".to_string()];
+        let (mut h, _) = build_noted(tmp.path(), access, false, false, note, size);
+        h.run_steps(3);
+        let mut seen = 0;
+        for node in h.get_all_by_role(egui::accesskit::Role::Button) {
+            let r = node.rect();
+            assert!(r.top() >= 0.0 && r.left() >= 0.0 && r.bottom() <= size.y && r.right() <= size.x, "{size:?}: {:?} at {r:?} is outside the window", node.value());
+            seen += 1;
+        }
+        assert!(seen >= 10, "{size:?}: {seen} controls");
+        assert!(h.query_by_label("Quit Facemouse").is_some(), "{size:?}: Quit is there");
+    }
+}

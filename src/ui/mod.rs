@@ -419,6 +419,17 @@ struct Controls<'a> {
     size: [f32; 2],
 }
 
+impl Controls<'_> {
+    /// The controls' labels' size (points): `MAIN_LABEL_PT`, smaller where
+    /// the controls were made narrower or lower than usual to fit the
+    /// window (`main_target_size_fitting`), so that a label keeps to its
+    /// control and the control to its size (at zoom 3 on a 1280×800 screen
+    /// a label wrapped to two lines made its control taller than its row).
+    fn label_pt(&self) -> f32 {
+        MAIN_LABEL_PT * (self.size[0] / MAIN_TARGET_MIN_W).min(self.size[1] / MAIN_TARGET[1]).min(1.0)
+    }
+}
+
 /// The clicks a dwell on the desktop can make, in the order the "Dwell
 /// click" button steps through them.
 const DWELL_CLICKS: [crate::settings::Action; 6] = [
@@ -613,6 +624,10 @@ fn pose_line(p: Option<&crate::pose::Pose>) -> String {
 
 /// The main window's controls' size (points): 78 pixels tall at the default zoom of 1.5.
 const MAIN_TARGET: [f32; 2] = [200.0, 52.0];
+/// The main window's controls' labels (points).
+const MAIN_LABEL_PT: f32 = 20.0;
+/// What a panel's frame adds above and below its contents (points), at most.
+const PANEL_MARGIN: f32 = 8.0;
 /// The least height (points) the picture and the plot are drawn in.
 const MIN_FIGURE_H: f32 = 60.0;
 /// A narrow main window's controls are narrower, down to this (points).
@@ -626,6 +641,42 @@ const MAIN_TARGET_MIN_W: f32 = 140.0;
 fn main_target_size(width: f32, gap: f32) -> [f32; 2] {
     let two = ((width - gap) / 2.0).floor();
     [MAIN_TARGET[0].min(two).max(MAIN_TARGET_MIN_W), MAIN_TARGET[1]]
+}
+
+/// Where the rows of controls need more room than there is, they are made
+/// narrower (more to a row, no narrower than this, points) ...
+const MAIN_TARGET_FIT_W: f32 = 100.0;
+/// ... and then lower, down to this (points): 54 pixels at the default zoom.
+const MAIN_TARGET_FIT_H: f32 = 36.0;
+
+/// [`main_target_size`], for `n` controls in rows `width` wide, `gap` (x,
+/// y) apart, that must fit in `height`: at a large zoom or above a docked
+/// menu the last rows lay under the window's bottom edge (at zoom 2.5 on a
+/// 1280×800 screen, Profile and Quit), where a head pointer cannot reach.
+/// More to a row first, each no narrower than `MAIN_TARGET_FIT_W`; then
+/// lower, down to `MAIN_TARGET_FIT_H`. Large targets are what a head
+/// pointer needs, but one it cannot reach is none.
+fn main_target_size_fitting(width: f32, height: f32, n: usize, gap: [f32; 2]) -> [f32; 2] {
+    let base = main_target_size(width, gap[0]);
+    let per_row = |w: f32| (((width + gap[0]) / (w + gap[0])).floor() as usize).max(1);
+    let rows = |w: f32| n.div_ceil(per_row(w)) as f32;
+    let fits = |w: f32, h: f32| rows(w) * (h + gap[1]) - gap[1] <= height;
+    if n == 0 || fits(base[0], base[1]) {
+        return base;
+    }
+    let mut w = base[0];
+    for cols in per_row(base[0]) + 1..=n {
+        let narrower = ((width - (cols - 1) as f32 * gap[0]) / cols as f32).floor();
+        if narrower < MAIN_TARGET_FIT_W {
+            break;
+        }
+        w = narrower;
+        if fits(w, base[1]) {
+            return [w, base[1]];
+        }
+    }
+    let h = ((height + gap[1]) / rows(w) - gap[1]).floor();
+    [w, h.clamp(MAIN_TARGET_FIT_H, base[1])]
 }
 
 /// The most notes (warnings) the status area shows, one line each.
@@ -832,10 +883,18 @@ impl FacemouseApp {
         let tool_lit = (lit.start >= first_tool && !lit.is_empty()).then(|| lit.start - first_tool..lit.end - first_tool);
         self.toolbar.scan = (tool_lit, chosen.and_then(|i| i.checked_sub(first_tool)));
         let mut hover = Controls { act: &mut act, next: 0, lit, chosen, first_top: None, first_row: 0, size: MAIN_TARGET };
+        // The room under the status for the controls' panel: its margins and
+        // the figures' line under the controls come off it.
+        let room = ui.available_rect_before_wrap().height();
+        let controls_drawn = self.main_controls;
         egui::Panel::bottom("controls").resizable(false).show(ui, |ui| {
-            hover.size = main_target_size(ui.available_width(), ui.spacing().item_spacing.x);
+            let gap = ui.spacing().item_spacing;
+            let figures_line = ui.text_style_height(&egui::TextStyle::Body) + gap.y;
+            let rows_room = room - figures_line - 2.0 * PANEL_MARGIN;
+            hover.size = main_target_size_fitting(ui.available_width(), rows_room, controls_drawn, [gap.x, gap.y]);
             ui.horizontal_wrapped(|ui| {
-                let big = |s: &str| RichText::new(s).size(20.0);
+                let label_pt = hover.label_pt();
+                let big = |s: &str| RichText::new(s).size(label_pt);
                 if let Some(page) = self.settings_page {
                     self.settings_controls(ui, page, &mut hover, dwell_ms, &ctx, t);
                     return;
@@ -997,7 +1056,8 @@ impl FacemouseApp {
     /// target that flips or steps to the next choice (they were on the main
     /// window, and with them its controls took five rows and hid the preview).
     fn setting_toggles(&mut self, ui: &mut egui::Ui, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context) {
-        let big = |s: &str| RichText::new(s).size(20.0);
+        let label_pt = c.label_pt();
+        let big = |s: &str| RichText::new(s).size(label_pt);
         let on = |b: bool| if b { "on" } else { "off" };
         let ui_s = self.profile.settings.ui.clone();
         let cameras = self.choices.cameras.clone();
@@ -1049,7 +1109,8 @@ impl FacemouseApp {
     /// Stepping through the profiles only shows each; "Use" applies it.
     /// While a name is typed (with the menu's keyboard), its save and cancel.
     fn profile_controls(&mut self, ui: &mut egui::Ui, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context, t: f64) {
-        let big = |s: &str| RichText::new(s).size(20.0);
+        let label_pt = c.label_pt();
+        let big = |s: &str| RichText::new(s).size(label_pt);
         let root = self.root.clone();
         if let Some(n) = self.naming.clone() {
             let shown = if n.text.is_empty() { "…".to_string() } else { n.text.clone() };
@@ -1201,7 +1262,8 @@ impl FacemouseApp {
     /// The Settings page's targets, in the controls' flow: close, the next
     /// page, then each setting's "less" and "more" (see [`settings_page`]).
     fn settings_controls(&mut self, ui: &mut egui::Ui, page: usize, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context, t: f64) {
-        let big = |s: &str| RichText::new(s).size(20.0);
+        let label_pt = c.label_pt();
+        let big = |s: &str| RichText::new(s).size(label_pt);
         // The toggles' page, the profiles' page, then the stepping settings' pages.
         let n = FIRST_STEP_PAGE + settings_page::pages();
         let page = page.min(n - 1);
@@ -2005,6 +2067,33 @@ mod tests {
         assert!(2.0 * narrow[0] + 8.0 <= 368.0 && narrow[0] >= MAIN_TARGET_MIN_W, "{narrow:?}");
         assert!(same(narrow, [narrow[0], MAIN_TARGET[1]]), "{narrow:?}");
         assert!(same(main_target_size(200.0, 8.0), [MAIN_TARGET_MIN_W, MAIN_TARGET[1]]));
+    }
+
+    /// Where the rows need more room than there is, the controls are made
+    /// narrower (more to a row), then lower, and all rows fit; where there
+    /// is room, nothing changes; never narrower than `MAIN_TARGET_FIT_W` nor
+    /// lower than `MAIN_TARGET_FIT_H`.
+    #[test]
+    fn the_main_windows_controls_are_made_smaller_only_to_fit() {
+        let gap = [8.0, 3.0];
+        let rows = |size: [f32; 2], width: f32, n: usize| {
+            let per_row = (((width + gap[0]) / (size[0] + gap[0])).floor() as usize).max(1);
+            n.div_ceil(per_row) as f32 * (size[1] + gap[1]) - gap[1]
+        };
+        let same = |a: [f32; 2], b: [f32; 2]| (a[0] - b[0]).abs() < 1e-3 && (a[1] - b[1]).abs() < 1e-3;
+        // Room enough: as before.
+        assert!(same(main_target_size_fitting(820.0, 400.0, 10, gap), main_target_size(820.0, gap[0])));
+        assert!(same(main_target_size_fitting(368.0, 400.0, 0, gap), main_target_size(368.0, gap[0])));
+        // About zoom 2.5 on 1280×800 (480 wide, 170 high for the rows): more to a row, as tall.
+        let s = main_target_size_fitting(480.0, 170.0, 10, gap);
+        assert!(s[0] < MAIN_TARGET_MIN_W && s[0] >= MAIN_TARGET_FIT_W && (s[1] - MAIN_TARGET[1]).abs() < 1e-3, "{s:?}");
+        assert!(rows(s, 480.0, 10) <= 170.0, "{s:?}");
+        // Lower still where narrower is not enough.
+        let s = main_target_size_fitting(395.0, 160.0, 10, gap);
+        assert!(s[1] < MAIN_TARGET[1] && s[1] >= MAIN_TARGET_FIT_H && s[0] >= MAIN_TARGET_FIT_W, "{s:?}");
+        assert!(rows(s, 395.0, 10) <= 160.0, "{s:?}");
+        // No room at all: the least size, never less.
+        assert!((main_target_size_fitting(395.0, 20.0, 10, gap)[1] - MAIN_TARGET_FIT_H).abs() < 1e-3);
     }
 
     #[test]
