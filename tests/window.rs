@@ -829,5 +829,23 @@ fn the_main_windows_controls_lie_inside_a_small_window() {
         }
         assert!(seen >= 10, "{size:?}: {seen} controls");
         assert!(h.query_by_label("Quit Facemouse").is_some(), "{size:?}: Quit is there");
+        // And every page of Settings, reached by dwell. The pointer inside
+        // the window first, over no target (it came from outside, where the
+        // harness put it: the first target it is known on counts as one
+        // that appeared under it).
+        h.hover_at(egui::pos2(size.x / 2.0, 20.0));
+        h.run_steps(2);
+        open_settings(&mut h);
+        let pages = 2 + facemouse::ui::settings_page::pages();
+        for page in 1..=pages {
+            h.run_steps(2);
+            assert!(h.query_by_label(&format!("More settings ({page}/{pages})")).is_some(), "{size:?}: on settings page {page}");
+            for node in h.get_all_by_role(egui::accesskit::Role::Button) {
+                let r = node.rect();
+                assert!(r.top() >= 0.0 && r.left() >= 0.0 && r.bottom() <= size.y && r.right() <= size.x, "{size:?}, settings page {page}: {:?} at {r:?} is outside the window", node.value());
+            }
+            rest_on(&mut h, "Close settings", 2);
+            rest_on(&mut h, &format!("More settings ({page}/{pages})"), 13);
+        }
     }
 }

@@ -606,12 +606,35 @@ fn dwell_button(ui: &mut egui::Ui, text: RichText, c: &mut Controls<'_>, dwell_m
     // that changes ("Quit: select again to confirm", "Start at login: on")
     // never moves another control (the confirming rest hit nothing), and
     // each is at least 64 pixels tall at the default zoom.
+    let text = label_fitting(ui, text, c.size, c.label_pt());
     let r = ui.add_sized(c.size, style::target_button(ui, text, c.lit.contains(&i)).wrap_mode(egui::TextWrapMode::Wrap));
     let top = *c.first_top.get_or_insert(r.rect.top());
     if (r.rect.top() - top).abs() < 1.0 {
         c.first_row += 1;
     }
     c.act.target(ui, &r, dwell_ms) || c.chosen == Some(i)
+}
+
+/// The smallest a control's label is made to fit its control (points).
+const LABEL_MIN_PT: f32 = 10.0;
+
+/// `text` at `pt` points, or smaller where, wrapped to a control of `size`,
+/// it would be taller than the control: the control would grow past its
+/// row (at zoom 2.5 on a 1280×800 screen, the settings' long labels, as
+/// "Dwell time 1.0 s: longer", wrapped to three lines in controls made
+/// narrower to fit, and their last row lay under the window's bottom edge).
+fn label_fitting(ui: &egui::Ui, text: RichText, size: [f32; 2], pt: f32) -> RichText {
+    let pad = ui.spacing().button_padding;
+    let (w, h) = (size[0] - 2.0 * pad.x, size[1] - 2.0 * pad.y);
+    let mut pt = pt;
+    while pt > LABEL_MIN_PT {
+        let galley = egui::WidgetText::from(text.clone().size(pt)).into_galley(ui, Some(egui::TextWrapMode::Wrap), w, egui::TextStyle::Button);
+        if galley.size().y <= h {
+            break;
+        }
+        pt = (pt * 0.9).max(LABEL_MIN_PT);
+    }
+    text.size(pt)
 }
 
 /// The head pose as the window shows it (degrees, the trace's signs).
