@@ -677,6 +677,36 @@ fn the_docked_menu_and_its_title_bar_stay_on_the_screen() {
     assert!(seen.iter().filter(|s| s.1 == "^Facemouse menu$").all(|s| s.2 >= 790), "{seen:?}");
 }
 
+/// At a large zoom the docked menu, whose inside is never less than 200
+/// points across its strip, still lies on the screen, its navigation row
+/// (Close among it) with it: at zoom 2.5 on a 1280×800 screen the bottom
+/// strip is 128 points, the inside was made 200 at the strip's top, and
+/// its lower 80 points lay under the screen's bottom edge.
+#[test]
+fn at_a_large_zoom_the_docked_menu_stays_on_the_screen() {
+    let Some(x) = xvfb_with_xdotool() else { return };
+    let Some(mut wm) = common::openbox(&x) else { return };
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");
+    for dock in ["bottom", "right"] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        default_profile(&tmp.path().join("config"), &format!("[ui]\nzoom = 2.5\nmenu_dock = \"{dock}\"\n"));
+        let mut fm = facemouse(&x, &tmp.path().join("config")).arg("--source").arg(&clip).arg("--show-menu").stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("facemouse");
+        let on_screen = |[gx, gy, w, h]: [i32; 4]| gx >= 0 && gy > 0 && gx + w <= 1280 && gy + h <= 800 && w >= 300 && h >= 300;
+        let started = Instant::now();
+        let mut seen = inside_on_screen(&x, "^Facemouse menu$");
+        // Placed once its frame is known: give it the time it takes.
+        while started.elapsed() < Duration::from_secs(7) {
+            std::thread::sleep(Duration::from_millis(300));
+            seen = inside_on_screen(&x, "^Facemouse menu$");
+        }
+        let _ = fm.kill();
+        let _ = fm.wait();
+        assert!(on_screen(seen.0), "{dock}: the menu, title bar and all, on the 1280×800 screen at zoom 2.5: {:?}\n{}", seen.0, seen.1);
+    }
+    let _ = wm.kill();
+    let _ = wm.wait();
+}
+
 /// Restarted ten times, Facemouse leaves the keyboard focus with the user's
 /// application: after a restart, the menu took it the first time it opened
 /// in 2 of 5 launches (and kept it: a whole sentence typed by the menu went

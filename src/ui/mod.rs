@@ -466,6 +466,25 @@ const MENU_TITLE_ROW: f32 = 60.0;
 /// The docked menu window's inside is never made smaller than this (points).
 const MENU_MIN_SIDE: f32 = 200.0;
 
+/// Where the docked menu's window goes on a `screen` (points) with `frame`
+/// (its title bar and borders) round its inside: the frame's place and the
+/// inside's size. The strip its dock gives, less the frame, but at least
+/// `MENU_MIN_SIDE` across the strip, and then the strip is that much deeper
+/// (the window comes in from its edge), and never more than the screen: at
+/// zoom 2.5 on a 1280×800 screen the bottom strip is 128 points, the inside
+/// was made 200 at the strip's top, and its lower 80 points, the menu's
+/// navigation row with Close among them, lay under the screen's edge.
+fn menu_window_geometry(place: MenuPlace, screen: [f32; 2], frame: egui::Vec2) -> ([f32; 2], [f32; 2]) {
+    let (mut at, size) = place.place(screen);
+    let inside = [(size[0] - frame.x).max(MENU_MIN_SIDE).min(screen[0] - frame.x), (size[1] - frame.y).max(MENU_MIN_SIDE).min(screen[1] - frame.y)];
+    match place.dock {
+        crate::settings::Dock::Bottom => at[1] = (screen[1] - inside[1] - frame.y).max(0.0),
+        crate::settings::Dock::Right => at[0] = (screen[0] - inside[0] - frame.x).max(0.0),
+        crate::settings::Dock::Top | crate::settings::Dock::Left => {}
+    }
+    (at, inside)
+}
+
 /// The menu panel for a profile's `settings`, with its menus `nav` kept in
 /// `dir` (`read_only`: why they are not saved).
 fn menu_panel_for(nav: Navigator, dir: std::path::PathBuf, settings: &crate::profile::Settings, read_only: Option<String>) -> MenuPanel {
@@ -1428,11 +1447,10 @@ impl FacemouseApp {
         // does not cover the text being typed into (unknown screen: a window).
         let mut builder = egui::ViewportBuilder::default().with_title(MENU_TITLE).with_always_on_top().with_inner_size([760.0, 600.0]).with_active(want_focus);
         if let Some(screen) = desktop_dwell::screen_points(ctx) {
-            let (at, size) = place.place(screen);
             // The position is the frame's; the size the inside's: the frame's
             // title bar took the strip's last 20 pixels off the screen (a
             // side dock's navigation row under the screen's edge).
-            let inside = [(size[0] - self.menu_frame.x).max(MENU_MIN_SIDE), (size[1] - self.menu_frame.y).max(MENU_MIN_SIDE)];
+            let (at, inside) = menu_window_geometry(place, screen, self.menu_frame);
             builder = builder.with_position(at).with_inner_size(inside);
             self.menu.wide = place.wide();
         }
@@ -1530,8 +1548,8 @@ impl FacemouseApp {
             return;
         }
         self.menu_cleared = Some(place);
-        let (at, size) = place.place(screen);
-        let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(size[0], size[1]));
+        let (at, inside) = menu_window_geometry(place, screen, self.menu_frame);
+        let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + self.menu_frame);
         // From where the window was before any menu moved it (the keyboard
         // moves the menu to another edge and back): it never shrinks twice.
         let (outer, inner) = self.main_before_menu.unwrap_or((outer, inner));
@@ -2117,6 +2135,29 @@ mod tests {
         assert!(rows(s, 395.0, 10) <= 160.0, "{s:?}");
         // No room at all: the least size, never less.
         assert!((main_target_size_fitting(395.0, 20.0, 10, gap)[1] - MAIN_TARGET_FIT_H).abs() < 1e-3);
+    }
+
+    /// The docked menu's window is its dock's strip where that holds
+    /// `MENU_MIN_SIDE`; deeper, from the same edge, where it does not; and
+    /// on the screen either way.
+    #[test]
+    fn the_docked_menu_window_is_its_strip_or_deeper_and_on_the_screen() {
+        use crate::settings::Dock;
+        let frame = egui::vec2(2.0, 24.0);
+        for (screen, deeper) in [([853.0, 533.0], false), ([512.0, 320.0], true), ([427.0, 267.0], true)] {
+            for dock in [Dock::Bottom, Dock::Top, Dock::Right, Dock::Left] {
+                let place = MenuPlace::at(dock);
+                let (strip_at, strip) = place.place(screen);
+                let (at, inside) = menu_window_geometry(place, screen, frame);
+                let outer = [inside[0] + frame.x, inside[1] + frame.y];
+                assert!(at[0] >= 0.0 && at[1] >= 0.0 && at[0] + outer[0] <= screen[0] + 1e-3 && at[1] + outer[1] <= screen[1] + 1e-3, "{dock:?} on {screen:?}: {at:?} {outer:?}");
+                let across = usize::from(matches!(dock, Dock::Top | Dock::Bottom));
+                assert!(inside[across] >= MENU_MIN_SIDE.min(screen[across] - frame[across]) - 1e-3, "{dock:?} on {screen:?}: {inside:?}");
+                if !deeper {
+                    assert!((at[0] - strip_at[0]).abs() < 1e-3 && (at[1] - strip_at[1]).abs() < 1e-3 && (outer[across] - strip[across]).abs() < 1e-3, "{dock:?} on {screen:?}: {at:?} {outer:?} against the strip {strip_at:?} {strip:?}");
+                }
+            }
+        }
     }
 
     #[test]
