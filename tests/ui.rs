@@ -645,3 +645,27 @@ fn a_rest_in_the_gap_beside_a_key_types_that_key() {
         assert_eq!(typed[i], Outcome::Type(key.into()), "the rest at {at:?}, nearest {key}");
     }
 }
+
+/// A menu docked along the bottom of a small screen at a large zoom (zoom 3
+/// on 1280×800: a window of 427×200 points) shows no target past its
+/// edges, and Close is on every screen: its columns were the profile's
+/// three at least, and the third, Close among it, lay past the right edge.
+#[test]
+fn a_wide_menu_at_a_large_zoom_keeps_every_target_inside() {
+    let dir = user_menus();
+    let menus = menus::load_dir(dir.path()).expect("menus");
+    let mut panel = MenuPanel::new(Navigator::new(menus), dir.path().to_path_buf(), 3, false, 1000.0, 60_000.0);
+    panel.wide = true;
+    let size = egui::vec2(427.0, 200.0);
+    let mut h = panel_harness(panel, size);
+    h.run_steps(2);
+    for name in h.state().panel.nav.names() {
+        assert!(h.state_mut().panel.nav.open(&name));
+        h.run_steps(2);
+        assert!(h.state().panel.targets().contains(&Target::Close), "{name}: Close is on screen");
+        for node in h.get_all_by_role(egui::accesskit::Role::Button) {
+            let r = node.rect();
+            assert!(r.min.x >= 0.0 && r.min.y >= 0.0 && r.max.x <= size.x + 1.0 && r.max.y <= size.y + 1.0, "{name}: {:?} at {r:?} is off the window", node.value());
+        }
+    }
+}

@@ -613,8 +613,11 @@ impl MenuPanel {
     /// The page's items and the navigation row, laid out for `height` points.
     fn layout(&mut self, menu: &Menu, width: f32, height: f32) -> Vec<usize> {
         let fit_width = ((width + TARGET_GAP) / (TARGET_SIZE[0] + TARGET_GAP)).floor() as usize;
-        // Never more columns than fit: a target cut off at the window's edge is half a target.
-        let cols = if self.wide { self.columns.max(fit_width.min(12)) } else { self.columns.min(fit_width).max(1) };
+        // Never more columns than fit: a target cut off at the window's edge
+        // is half a target. (A wide dock took the profile's columns at
+        // least: at zoom 3 on a 1280×800 screen its third column and Close
+        // lay past the window's right edge.)
+        let cols = if self.wide { self.columns.max(fit_width.min(12)).min(fit_width).max(1) } else { self.columns.min(fit_width).max(1) };
         let of = (self.nav.current_name().to_string(), self.nav.depth());
         if of != self.laid.page_of {
             self.laid.page = 0;
