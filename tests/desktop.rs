@@ -622,11 +622,7 @@ fn inside_on_screen(x: &Xvfb, name: &str) -> ([i32; 4], String) {
 /// bottom edge, out of a head pointer's reach.
 #[test]
 fn the_main_window_fills_a_small_screen_with_its_title_bar_on_it() {
-    let Some(x) = xvfb_with("1024x768x24") else { return };
-    if xdotool(&x, &["getmouselocation"]).is_none() {
-        eprintln!("skipped: xdotool is not installed (make test installs it)");
-        return;
-    }
+    let Some(x) = common::xvfb_sized_with_xdotool("1024x768x24") else { return };
     let Some(mut wm) = common::openbox(&x) else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
     let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/clip/video.avi");

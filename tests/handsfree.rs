@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::{Xvfb, default_profile, facemouse, openbox, xdotool, xvfb_with, xvfb_with_xdotool};
+use crate::common::{Xvfb, default_profile, facemouse, openbox, xdotool, xvfb_sized_with_xdotool, xvfb_with_xdotool};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use facemouse::lab::synth::{self, Action, FaceAsset, ScriptEvent, SynthConfig};
@@ -829,11 +829,7 @@ fn the_docked_menu_never_covers_the_main_window() {
 /// goes there too: the unit test of `typing_dock`.)
 #[test]
 fn the_keyboard_opens_at_the_side_where_it_holds_more_keys() {
-    let Some(x) = xvfb_with("1600x900x24") else { return };
-    if xdotool(&x, &["getmouselocation"]).is_none() {
-        eprintln!("skipped: xdotool is not installed (make test installs it)");
-        return;
-    }
+    let Some(x) = xvfb_sized_with_xdotool("1600x900x24") else { return };
     let Some(wm) = openbox(&x) else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
     let config = tmp.path().join("config");

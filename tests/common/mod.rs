@@ -98,7 +98,12 @@ pub fn xdotool(x: &Xvfb, args: &[&str]) -> Option<String> {
 
 /// A private X server where xdotool works, or says why there is none.
 pub fn xvfb_with_xdotool() -> Option<Xvfb> {
-    let x = xvfb()?;
+    xvfb_sized_with_xdotool("1280x800x24")
+}
+
+/// [`xvfb_with_xdotool`] with a screen of `geometry` (`WxHxDEPTH`).
+pub fn xvfb_sized_with_xdotool(geometry: &str) -> Option<Xvfb> {
+    let x = xvfb_with(geometry)?;
     if xdotool(&x, &["getmouselocation"]).is_none() {
         eprintln!("skipped: xdotool is not installed (make test installs it)");
         return None;
