@@ -806,29 +806,34 @@ fn speak_says_the_typed_text_or_why_not() {
 }
 
 /// Every control of the main window lies inside a window that a large zoom
-/// or a docked menu makes small, with a line of status under the state: at zoom 2.5 on a
-/// 1280×800 screen (512×312 points under the title bar) the last row,
-/// Profile and Quit, lay half under the screen's bottom edge, and at zoom 3
-/// (427×260) wholly, out of a head pointer's reach; above a menu docked at
-/// the bottom of a 1024×768 screen (683×269 points at the default zoom)
-/// Quit was cut in half. Made narrower to fit, the labels wrapped to two
-/// lines and made their controls taller than their rows at zoom 3.
+/// or a docked menu makes small, with a line of status under the state: at
+/// zoom 2.5 on a 1280×800 screen (1280×780 pixels under the title bar) the
+/// last row, Profile and Quit, lay half under the screen's bottom edge, and
+/// at zoom 3 wholly, out of a head pointer's reach; above a menu docked at
+/// the bottom of a 1024×768 screen (1024×403 pixels at the default zoom)
+/// Quit was cut in half; beside the click toolbar at zoom 3 (800×780) the
+/// fifth row. Made narrower to fit, the labels wrapped to two lines and
+/// made their controls taller than their rows at zoom 3; and the settings'
+/// long labels, to three.
 #[test]
 fn the_main_windows_controls_lie_inside_a_small_window() {
-    for size in [egui::vec2(512.0, 312.0), egui::vec2(427.0, 260.0), egui::vec2(683.0, 269.0)] {
+    for (pixels, zoom) in [(egui::vec2(1280.0, 780.0), 2.5), (egui::vec2(1280.0, 780.0), 3.0), (egui::vec2(1024.0, 403.0), 1.5), (egui::vec2(800.0, 780.0), 3.0)] {
         let tmp = tempfile::tempdir().expect("tempdir");
         let access = instance::open_profile(tmp.path(), "default").expect("lock");
         let note = vec!["menus \"browser\", \"editor\" are the shipped ones".to_string()];
-        let (mut h, _) = build_noted(tmp.path(), access, false, false, note, size);
+        let (mut h, _) = build_noted(tmp.path(), access, false, false, note, pixels);
+        h.ctx.set_zoom_factor(zoom);
         h.run_steps(3);
+        let size = h.ctx.content_rect().size();
+        assert!((size.x - pixels.x / zoom).abs() < 1.0, "{pixels:?} at zoom {zoom}: the window is {size:?} points");
+        let inside = |r: egui::Rect| r.top() >= 0.0 && r.left() >= 0.0 && r.bottom() <= size.y + 0.5 && r.right() <= size.x + 0.5;
         let mut seen = 0;
         for node in h.get_all_by_role(egui::accesskit::Role::Button) {
-            let r = node.rect();
-            assert!(r.top() >= 0.0 && r.left() >= 0.0 && r.bottom() <= size.y && r.right() <= size.x, "{size:?}: {:?} at {r:?} is outside the window", node.value());
+            assert!(inside(node.rect()), "{pixels:?} at zoom {zoom}: {:?} at {:?} is outside the window", node.value(), node.rect());
             seen += 1;
         }
-        assert!(seen >= 10, "{size:?}: {seen} controls");
-        assert!(h.query_by_label("Quit Facemouse").is_some(), "{size:?}: Quit is there");
+        assert!(seen >= 10, "{pixels:?} at zoom {zoom}: {seen} controls");
+        assert!(h.query_by_label("Quit Facemouse").is_some(), "{pixels:?} at zoom {zoom}: Quit is there");
         // And every page of Settings, reached by dwell. The pointer inside
         // the window first, over no target (it came from outside, where the
         // harness put it: the first target it is known on counts as one
@@ -839,10 +844,9 @@ fn the_main_windows_controls_lie_inside_a_small_window() {
         let pages = 2 + facemouse::ui::settings_page::pages();
         for page in 1..=pages {
             h.run_steps(2);
-            assert!(h.query_by_label(&format!("More settings ({page}/{pages})")).is_some(), "{size:?}: on settings page {page}");
+            assert!(h.query_by_label(&format!("More settings ({page}/{pages})")).is_some(), "{pixels:?} at zoom {zoom}: on settings page {page}");
             for node in h.get_all_by_role(egui::accesskit::Role::Button) {
-                let r = node.rect();
-                assert!(r.top() >= 0.0 && r.left() >= 0.0 && r.bottom() <= size.y && r.right() <= size.x, "{size:?}, settings page {page}: {:?} at {r:?} is outside the window", node.value());
+                assert!(inside(node.rect()), "{pixels:?} at zoom {zoom}, settings page {page}: {:?} at {:?} is outside the window", node.value(), node.rect());
             }
             rest_on(&mut h, "Close settings", 2);
             rest_on(&mut h, &format!("More settings ({page}/{pages})"), 13);

@@ -686,20 +686,27 @@ fn main_target_size(width: f32, gap: f32) -> [f32; 2] {
 }
 
 /// Where the rows of controls need more room than there is, they are made
-/// narrower (more to a row, no narrower than this, points) ...
-const MAIN_TARGET_FIT_W: f32 = 100.0;
-/// ... and then lower, down to this (points): 54 pixels at the default zoom.
-const MAIN_TARGET_FIT_H: f32 = 36.0;
+/// narrower (more to a row, no narrower than this on the screen, pixels:
+/// 100 points at the default zoom of 1.5) ...
+const MAIN_TARGET_FIT_W_PX: f32 = 150.0;
+/// ... and then lower, down to this (pixels: 36 points at the default
+/// zoom). In pixels, not points: a head pointer's reach is on the screen,
+/// and at zoom 3 beside the click toolbar 36 points a row was still too
+/// tall for the window's five rows.
+const MAIN_TARGET_FIT_H_PX: f32 = 54.0;
 
 /// [`main_target_size`], for `n` controls in rows `width` wide, `gap` (x,
-/// y) apart, that must fit in `height`: at a large zoom or above a docked
-/// menu the last rows lay under the window's bottom edge (at zoom 2.5 on a
-/// 1280×800 screen, Profile and Quit), where a head pointer cannot reach.
-/// More to a row first, each no narrower than `MAIN_TARGET_FIT_W`; then
-/// lower, down to `MAIN_TARGET_FIT_H`. Large targets are what a head
-/// pointer needs, but one it cannot reach is none.
-fn main_target_size_fitting(width: f32, height: f32, n: usize, gap: [f32; 2]) -> [f32; 2] {
+/// y) apart, that must fit in `height` (points, at `zoom` pixels a point):
+/// at a large zoom or above a docked menu the last rows lay under the
+/// window's bottom edge (at zoom 2.5 on a 1280×800 screen, Profile and
+/// Quit), where a head pointer cannot reach. More to a row first, each no
+/// narrower than `MAIN_TARGET_FIT_W_PX`; then lower, down to
+/// `MAIN_TARGET_FIT_H_PX`. Large targets are what a head pointer needs,
+/// but one it cannot reach is none.
+fn main_target_size_fitting(width: f32, height: f32, n: usize, gap: [f32; 2], zoom: f32) -> [f32; 2] {
     let base = main_target_size(width, gap[0]);
+    let zoom = zoom.max(0.1);
+    let (least_w, least_h) = ((MAIN_TARGET_FIT_W_PX / zoom).min(base[0]), (MAIN_TARGET_FIT_H_PX / zoom).min(base[1]));
     let per_row = |w: f32| (((width + gap[0]) / (w + gap[0])).floor() as usize).max(1);
     let rows = |w: f32| n.div_ceil(per_row(w)) as f32;
     let fits = |w: f32, h: f32| rows(w) * (h + gap[1]) - gap[1] <= height;
@@ -709,7 +716,7 @@ fn main_target_size_fitting(width: f32, height: f32, n: usize, gap: [f32; 2]) ->
     let mut w = base[0];
     for cols in per_row(base[0]) + 1..=n {
         let narrower = ((width - (cols - 1) as f32 * gap[0]) / cols as f32).floor();
-        if narrower < MAIN_TARGET_FIT_W {
+        if narrower < least_w {
             break;
         }
         w = narrower;
@@ -718,7 +725,7 @@ fn main_target_size_fitting(width: f32, height: f32, n: usize, gap: [f32; 2]) ->
         }
     }
     let h = ((height + gap[1]) / rows(w) - gap[1]).floor();
-    [w, h.clamp(MAIN_TARGET_FIT_H, base[1])]
+    [w, h.clamp(least_h, base[1])]
 }
 
 /// The most notes (warnings) the status area shows, one line each.
@@ -933,7 +940,7 @@ impl FacemouseApp {
             let gap = ui.spacing().item_spacing;
             let figures_line = ui.text_style_height(&egui::TextStyle::Body) + gap.y;
             let rows_room = room - figures_line - 2.0 * PANEL_MARGIN;
-            hover.size = main_target_size_fitting(ui.available_width(), rows_room, controls_drawn, [gap.x, gap.y]);
+            hover.size = main_target_size_fitting(ui.available_width(), rows_room, controls_drawn, [gap.x, gap.y], ui.ctx().zoom_factor());
             ui.horizontal_wrapped(|ui| {
                 let label_pt = hover.label_pt();
                 let big = |s: &str| RichText::new(s).size(label_pt);
@@ -2112,8 +2119,8 @@ mod tests {
 
     /// Where the rows need more room than there is, the controls are made
     /// narrower (more to a row), then lower, and all rows fit; where there
-    /// is room, nothing changes; never narrower than `MAIN_TARGET_FIT_W` nor
-    /// lower than `MAIN_TARGET_FIT_H`.
+    /// is room, nothing changes; never narrower than `MAIN_TARGET_FIT_W_PX`
+    /// nor lower than `MAIN_TARGET_FIT_H_PX` on the screen.
     #[test]
     fn the_main_windows_controls_are_made_smaller_only_to_fit() {
         let gap = [8.0, 3.0];
@@ -2123,18 +2130,21 @@ mod tests {
         };
         let same = |a: [f32; 2], b: [f32; 2]| (a[0] - b[0]).abs() < 1e-3 && (a[1] - b[1]).abs() < 1e-3;
         // Room enough: as before.
-        assert!(same(main_target_size_fitting(820.0, 400.0, 10, gap), main_target_size(820.0, gap[0])));
-        assert!(same(main_target_size_fitting(368.0, 400.0, 0, gap), main_target_size(368.0, gap[0])));
+        assert!(same(main_target_size_fitting(820.0, 400.0, 10, gap, 1.5), main_target_size(820.0, gap[0])));
+        assert!(same(main_target_size_fitting(368.0, 400.0, 0, gap, 1.5), main_target_size(368.0, gap[0])));
         // About zoom 2.5 on 1280×800 (480 wide, 170 high for the rows): more to a row, as tall.
-        let s = main_target_size_fitting(480.0, 170.0, 10, gap);
-        assert!(s[0] < MAIN_TARGET_MIN_W && s[0] >= MAIN_TARGET_FIT_W && (s[1] - MAIN_TARGET[1]).abs() < 1e-3, "{s:?}");
+        let s = main_target_size_fitting(480.0, 170.0, 10, gap, 2.5);
+        assert!(s[0] < MAIN_TARGET_MIN_W && s[0] * 2.5 >= MAIN_TARGET_FIT_W_PX && (s[1] - MAIN_TARGET[1]).abs() < 1e-3, "{s:?}");
         assert!(rows(s, 480.0, 10) <= 170.0, "{s:?}");
         // Lower still where narrower is not enough.
-        let s = main_target_size_fitting(395.0, 160.0, 10, gap);
-        assert!(s[1] < MAIN_TARGET[1] && s[1] >= MAIN_TARGET_FIT_H && s[0] >= MAIN_TARGET_FIT_W, "{s:?}");
+        let s = main_target_size_fitting(395.0, 160.0, 10, gap, 1.5);
+        assert!(s[1] < MAIN_TARGET[1] && s[1] * 1.5 >= MAIN_TARGET_FIT_H_PX && s[0] * 1.5 >= MAIN_TARGET_FIT_W_PX, "{s:?}");
         assert!(rows(s, 395.0, 10) <= 160.0, "{s:?}");
         // No room at all: the least size, never less.
-        assert!((main_target_size_fitting(395.0, 20.0, 10, gap)[1] - MAIN_TARGET_FIT_H).abs() < 1e-3);
+        assert!((main_target_size_fitting(395.0, 20.0, 10, gap, 1.5)[1] * 1.5 - MAIN_TARGET_FIT_H_PX).abs() < 1e-3);
+        // At zoom 3 beside the click toolbar (235 points wide, 150 high): it fits.
+        let s = main_target_size_fitting(235.0, 150.0, 10, gap, 3.0);
+        assert!(rows(s, 235.0, 10) <= 150.0 && s[0] * 3.0 >= MAIN_TARGET_FIT_W_PX && s[1] * 3.0 >= MAIN_TARGET_FIT_H_PX, "{s:?}");
     }
 
     /// The docked menu's window is its dock's strip where that holds
