@@ -652,20 +652,23 @@ fn a_rest_in_the_gap_beside_a_key_types_that_key() {
 /// three at least, and the third, Close among it, lay past the right edge.
 #[test]
 fn a_wide_menu_at_a_large_zoom_keeps_every_target_inside() {
-    let dir = user_menus();
-    let menus = menus::load_dir(dir.path()).expect("menus");
-    let mut panel = MenuPanel::new(Navigator::new(menus), dir.path().to_path_buf(), 3, false, 1000.0, 60_000.0);
-    panel.wide = true;
-    let size = egui::vec2(427.0, 200.0);
-    let mut h = panel_harness(panel, size);
-    h.run_steps(2);
-    for name in h.state().panel.nav.names() {
-        assert!(h.state_mut().panel.nav.open(&name));
+    // Along the bottom, and (not wide) at the side, as narrow as a docked
+    // menu gets (`MENU_MIN_SIDE`).
+    for (wide, size) in [(true, egui::vec2(427.0, 200.0)), (false, egui::vec2(200.0, 260.0))] {
+        let dir = user_menus();
+        let menus = menus::load_dir(dir.path()).expect("menus");
+        let mut panel = MenuPanel::new(Navigator::new(menus), dir.path().to_path_buf(), 3, false, 1000.0, 60_000.0);
+        panel.wide = wide;
+        let mut h = panel_harness(panel, size);
         h.run_steps(2);
-        assert!(h.state().panel.targets().contains(&Target::Close), "{name}: Close is on screen");
-        for node in h.get_all_by_role(egui::accesskit::Role::Button) {
-            let r = node.rect();
-            assert!(r.min.x >= 0.0 && r.min.y >= 0.0 && r.max.x <= size.x + 1.0 && r.max.y <= size.y + 1.0, "{name}: {:?} at {r:?} is off the window", node.value());
+        for name in h.state().panel.nav.names() {
+            assert!(h.state_mut().panel.nav.open(&name));
+            h.run_steps(2);
+            assert!(h.state().panel.targets().contains(&Target::Close), "{size:?} {name}: Close is on screen");
+            for node in h.get_all_by_role(egui::accesskit::Role::Button) {
+                let r = node.rect();
+                assert!(r.min.x >= 0.0 && r.min.y >= 0.0 && r.max.x <= size.x + 1.0 && r.max.y <= size.y + 1.0, "{size:?} {name}: {:?} at {r:?} is off the window", node.value());
+            }
         }
     }
 }

@@ -816,10 +816,21 @@ impl MenuPanel {
                 ui.heading(RichText::new(line).size(28.0).monospace());
                 return;
             }
-            ui.heading(RichText::new(&menu.title).size(28.0));
+            // The title in the room "Edit menu" leaves, cut short where it is
+            // longer: first, it pushed the button past a narrow side dock's
+            // right edge (zoom 3: keyboard-more's at x 215–312 of 200).
+            let edit = RichText::new(self.target_label(Target::EditMenu, &menu)).size(18.0);
+            let edit_w = egui::WidgetText::from(edit.clone()).into_galley(ui, Some(egui::TextWrapMode::Extend), f32::INFINITY, egui::TextStyle::Button).size().x
+                + 2.0 * ui.spacing().button_padding.x
+                + ui.spacing().item_spacing.x;
+            let title_room = (ui.available_width() - edit_w).max(0.0);
+            ui.scope(|ui| {
+                ui.set_max_width(title_room);
+                ui.add(egui::Label::new(RichText::new(&menu.title).size(28.0).heading()).truncate());
+            });
             let keyboard = self.nav.current_name().starts_with("keyboard");
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let b = super::style::target_button(ui, RichText::new(self.target_label(Target::EditMenu, &menu)).size(18.0), toggle.is_some_and(|k| lit.contains(&k)));
+                let b = super::style::target_button(ui, edit, toggle.is_some_and(|k| lit.contains(&k)));
                 let r = ui.add(b);
                 if self.act.target(ui, &r, self.dwell_ms) {
                     chosen = Some(Target::EditMenu);
