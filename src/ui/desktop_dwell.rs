@@ -31,23 +31,33 @@ const TOOLBAR_TARGET_MIN_H: f32 = 30.0;
 const TOOLBAR_GAP: f32 = 8.0;
 
 /// Where the toolbar goes on a screen of `screen` points, given the edge
-/// the menu docks to: a column at the right edge (the left one when the
+/// the menu docks to and the place of the menu's window there (`menu`,
+/// its frame and all): a column at the right edge (the left one when the
 /// menu docks right), beside, above or below the menu, never over it. Its
-/// targets shrink to fit a low screen. Returns (x, y), (width, height) and
+/// targets shrink to fit a low screen (down to `TOOLBAR_TARGET_MIN_H`), and
+/// its window's `frame` (title bar and borders) fits in the room too, which
+/// it did not. Returns the frame's (x, y), the inside's (width, height) and
 /// the targets' height.
 #[must_use]
-pub fn toolbar_place(dock: Dock, screen: [f32; 2]) -> ([f32; 2], [f32; 2], f32) {
-    let (menu_at, menu_size) = dock.place(screen);
+pub fn toolbar_place(dock: Dock, screen: [f32; 2], menu: egui::Rect, frame: egui::Vec2) -> ([f32; 2], [f32; 2], f32) {
     let (top, room) = match dock {
-        Dock::Top => (menu_at[1] + menu_size[1], screen[1] - menu_size[1]),
-        Dock::Bottom => (0.0, menu_at[1]),
+        Dock::Top => (menu.max.y, screen[1] - menu.max.y),
+        Dock::Bottom => (0.0, menu.min.y),
         Dock::Left | Dock::Right => (0.0, screen[1]),
     };
     let n = CHOICES.len() as f32;
-    let target_h = ((room - (n + 1.0) * TOOLBAR_GAP) / n).clamp(TOOLBAR_TARGET_MIN_H, TOOLBAR_TARGET_H);
+    let target_h = ((room - frame.y - (n + 1.0) * TOOLBAR_GAP) / n).clamp(TOOLBAR_TARGET_MIN_H, TOOLBAR_TARGET_H);
     let height = n * target_h + (n + 1.0) * TOOLBAR_GAP;
-    let x = if dock == Dock::Right { 0.0 } else { screen[0] - TOOLBAR_WIDTH };
+    let x = if dock == Dock::Right { 0.0 } else { screen[0] - TOOLBAR_WIDTH - frame.x };
     ([x, top], [TOOLBAR_WIDTH, height], target_h)
+}
+
+/// The rectangle of the strip the menu docks to on `screen` (points): where
+/// the toolbar goes when the menu's own window was not placed yet.
+#[must_use]
+pub fn menu_strip(dock: Dock, screen: [f32; 2]) -> egui::Rect {
+    let (at, size) = dock.place(screen);
+    egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(size[0], size[1]))
 }
 
 /// The toolbar's targets are scanned (after the main window's) this many to a row.
@@ -65,6 +75,9 @@ pub struct Toolbar {
     hinted: bool,
     /// Where the window was last seen (desktop pixels).
     pub area: Option<ScreenArea>,
+    /// What the window manager's frame adds round the window's inside
+    /// (points), as last seen.
+    frame: egui::Vec2,
 }
 
 impl Toolbar {
@@ -73,8 +86,9 @@ impl Toolbar {
         self.act.hold(held);
     }
 
-    /// Shows the toolbar with `current` chosen; returns a new choice.
-    pub fn show(&mut self, ctx: &egui::Context, current: &Action, dock: Dock, dwell_ms: f64, background: Color32) -> Option<Action> {
+    /// Shows the toolbar with `current` chosen, clear of the menu's window
+    /// at `menu` (points; `None`: the strip its `dock` gives); returns a new choice.
+    pub fn show(&mut self, ctx: &egui::Context, current: &Action, dock: Dock, menu: Option<egui::Rect>, dwell_ms: f64, background: Color32) -> Option<Action> {
         if !self.hinted {
             super::x11::set_takes_focus(TOOLBAR_TITLE, false);
             self.act.appeared();
@@ -90,13 +104,15 @@ impl Toolbar {
             .with_active(false)
             .with_window_type(egui::X11WindowType::Utility);
         let screen = screen_points(ctx);
-        let (at, size, target_h) = toolbar_place(dock, screen.unwrap_or([1280.0, 800.0]));
+        let on = screen.unwrap_or([1280.0, 800.0]);
+        let (at, size, target_h) = toolbar_place(dock, on, menu.unwrap_or_else(|| menu_strip(dock, on)), self.frame);
         builder = builder.with_inner_size(size);
         if screen.is_some() {
             builder = builder.with_position(at);
         }
         let mut chosen = None;
         let mut area = None;
+        let mut frame_seen = None;
         let act = &mut self.act;
         let scan = self.scan.clone();
         ctx.show_viewport_immediate(egui::ViewportId::from_hash_of("facemouse-toolbar"), builder, |ui, _class| {
@@ -117,8 +133,16 @@ impl Toolbar {
                 }
             });
             area = outer_area(ui.ctx());
+            frame_seen = ui.ctx().input(|i| match (i.viewport().outer_rect, i.viewport().inner_rect) {
+                (Some(o), Some(n)) => Some(o.size() - n.size()),
+                _ => None,
+            });
         });
         self.area = area;
+        // A frame is a title bar and borders: more than 120 points is a window still being mapped.
+        if let Some(f) = frame_seen.filter(|f| f.x >= 0.0 && f.y >= 0.0 && f.x <= 120.0 && f.y <= 120.0) {
+            self.frame = f;
+        }
         chosen
     }
 
@@ -153,13 +177,15 @@ mod tests {
         // Screens in points: 1280×800 and 1024×768 at the default zoom of 1.5, 1920×1080 at 1.
         for screen in [[853.0, 533.0], [1920.0, 1080.0], [683.0, 512.0], [1280.0, 800.0]] {
             for dock in [Dock::Bottom, Dock::Top, Dock::Left, Dock::Right] {
-                let (at, size, target_h) = toolbar_place(dock, screen);
-                assert!(target_h >= TOOLBAR_TARGET_MIN_H, "{dock:?} on {screen:?}");
-                let (m_at, m_size) = dock.place(screen);
-                let bar = egui::Rect::from_min_size(at.into(), size.into());
-                let menu = egui::Rect::from_min_size(m_at.into(), m_size.into());
-                assert!(!bar.intersects(menu.shrink(0.5)), "{dock:?} on {screen:?}: {bar:?} over the menu {menu:?}");
-                assert!(bar.min.x >= 0.0 && bar.min.y >= 0.0 && bar.max.x <= screen[0] && bar.max.y <= screen[1], "{dock:?} on {screen:?}: {bar:?}");
+                let menu = menu_strip(dock, screen);
+                // No frame, and a title bar of 20 pixels at zoom 1.5.
+                for frame in [egui::Vec2::ZERO, egui::vec2(2.0, 14.0)] {
+                    let (at, size, target_h) = toolbar_place(dock, screen, menu, frame);
+                    assert!(target_h >= TOOLBAR_TARGET_MIN_H, "{dock:?} on {screen:?}");
+                    let bar = egui::Rect::from_min_size(at.into(), egui::Vec2::from(size) + frame);
+                    assert!(!bar.intersects(menu.shrink(0.5)), "{dock:?} on {screen:?} ({frame:?}): {bar:?} over the menu {menu:?}");
+                    assert!(bar.min.x >= 0.0 && bar.min.y >= 0.0 && bar.max.x <= screen[0] + 1e-3 && bar.max.y <= screen[1] + 1e-3, "{dock:?} on {screen:?} ({frame:?}): {bar:?}");
+                }
             }
         }
     }

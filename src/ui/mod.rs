@@ -1389,8 +1389,14 @@ impl FacemouseApp {
         if ui_s.click_toolbar {
             let current = self.profile.settings.switch.dwell.clone();
             let dwell_ms = self.profile.settings.pointer.dwell_ms;
-            let dock = self.menu_dock_now(ctx).dock;
-            if let Some(a) = self.toolbar.show(ctx, &current, dock, dwell_ms, self.background) {
+            // Clear of where the menu's window goes, which a large zoom makes
+            // deeper than its strip (`menu_window_geometry`).
+            let place = self.menu_dock_now(ctx);
+            let menu = desktop_dwell::screen_points(ctx).map(|s| {
+                let (at, inside) = menu_window_geometry(place, s, self.menu_frame);
+                egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + self.menu_frame)
+            });
+            if let Some(a) = self.toolbar.show(ctx, &current, place.dock, menu, dwell_ms, self.background) {
                 self.set_dwell(a);
             }
         } else {
