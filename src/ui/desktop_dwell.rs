@@ -133,14 +133,10 @@ impl Toolbar {
                 }
             });
             area = outer_area(ui.ctx());
-            frame_seen = ui.ctx().input(|i| match (i.viewport().outer_rect, i.viewport().inner_rect) {
-                (Some(o), Some(n)) => Some(o.size() - n.size()),
-                _ => None,
-            });
+            frame_seen = frame_of(ui.ctx());
         });
         self.area = area;
-        // A frame is a title bar and borders: more than 120 points is a window still being mapped.
-        if let Some(f) = frame_seen.filter(|f| f.x >= 0.0 && f.y >= 0.0 && f.x <= 120.0 && f.y <= 120.0) {
+        if let Some(f) = frame_seen {
             self.frame = f;
         }
         chosen
@@ -151,6 +147,18 @@ impl Toolbar {
         self.hinted = false;
         self.area = None;
     }
+}
+
+/// What the window manager's frame (title bar and borders) adds round the
+/// inside of the viewport of `ctx` (points), where it is known: more than
+/// 120 points is a window still being mapped, not a frame.
+#[must_use]
+pub fn frame_of(ctx: &egui::Context) -> Option<egui::Vec2> {
+    ctx.input(|i| match (i.viewport().outer_rect, i.viewport().inner_rect) {
+        (Some(o), Some(n)) => Some(o.size() - n.size()),
+        _ => None,
+    })
+    .filter(|f| f.x >= 0.0 && f.y >= 0.0 && f.x <= 120.0 && f.y <= 120.0)
 }
 
 /// The screen's size in points, where it is known (a size of a hundred

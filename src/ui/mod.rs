@@ -1480,15 +1480,11 @@ impl FacemouseApp {
                 egui::CentralPanel::default().frame(frame).show(ui, |ui| outcome = menu.show(ui, t * 1000.0));
                 closed = ui.ctx().input(|i| i.viewport().close_requested());
                 area = desktop_dwell::outer_area(ui.ctx());
-                frame_seen = ui.ctx().input(|i| match (i.viewport().outer_rect, i.viewport().inner_rect) {
-                    (Some(o), Some(n)) => Some(o.size() - n.size()),
-                    _ => None,
-                });
+                frame_seen = desktop_dwell::frame_of(ui.ctx());
             },
         );
         self.menu_area = area;
-        // A frame is a title bar and borders: more than 120 points is a window still being mapped.
-        if let Some(f) = frame_seen.filter(|f| f.x >= 0.0 && f.y >= 0.0 && f.x <= 120.0 && f.y <= 120.0) {
+        if let Some(f) = frame_seen {
             self.menu_frame = f;
         }
         if closed {
