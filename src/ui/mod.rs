@@ -1392,10 +1392,7 @@ impl FacemouseApp {
             // Clear of where the menu's window goes, which a large zoom makes
             // deeper than its strip (`menu_window_geometry`).
             let place = self.menu_dock_now(ctx);
-            let menu = desktop_dwell::screen_points(ctx).map(|s| {
-                let (at, inside) = menu_window_geometry(place, s, self.menu_frame);
-                egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + self.menu_frame)
-            });
+            let menu = desktop_dwell::screen_points(ctx).map(|s| self.menu_window_rect(place, s));
             if let Some(a) = self.toolbar.show(ctx, &current, place.dock, menu, dwell_ms, self.background) {
                 self.set_dwell(a);
             }
@@ -1533,6 +1530,13 @@ impl FacemouseApp {
         }
     }
 
+    /// The menu window's place at `place` on a `screen` (points), its frame
+    /// and all (see [`menu_window_geometry`]).
+    fn menu_window_rect(&self, place: MenuPlace, screen: [f32; 2]) -> egui::Rect {
+        let (at, inside) = menu_window_geometry(place, screen, self.menu_frame);
+        egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + self.menu_frame)
+    }
+
     /// The main window back where it was before the menu pushed it aside (if it did).
     fn restore_main_window(&mut self, ctx: &egui::Context) {
         if let Some((outer, inner)) = self.main_before_menu.take() {
@@ -1557,8 +1561,7 @@ impl FacemouseApp {
             return;
         }
         self.menu_cleared = Some(place);
-        let (at, inside) = menu_window_geometry(place, screen, self.menu_frame);
-        let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + self.menu_frame);
+        let menu = self.menu_window_rect(place, screen);
         // From where the window was before any menu moved it (the keyboard
         // moves the menu to another edge and back): it never shrinks twice.
         let (outer, inner) = self.main_before_menu.unwrap_or((outer, inner));
