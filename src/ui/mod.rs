@@ -617,7 +617,8 @@ const MAIN_SCAN_COLUMNS: usize = 4;
 
 /// A button pressed by a click or by resting the pointer on it for the
 /// dwell time (a frame fills while it counts), through the window's one
-/// activation path (see [`Activator`]), or selected by scanning.
+/// activation path (see [`Activator`]), or selected by scanning. Its label
+/// `text` is given its size here, the controls' ([`label_fitting`]).
 fn dwell_button(ui: &mut egui::Ui, text: RichText, c: &mut Controls<'_>, dwell_ms: f64) -> bool {
     let i = c.next;
     c.next += 1;
@@ -942,8 +943,7 @@ impl FacemouseApp {
             let rows_room = room - figures_line - 2.0 * PANEL_MARGIN;
             hover.size = main_target_size_fitting(ui.available_width(), rows_room, controls_drawn, [gap.x, gap.y], ui.ctx().zoom_factor());
             ui.horizontal_wrapped(|ui| {
-                let label_pt = hover.label_pt();
-                let big = |s: &str| RichText::new(s).size(label_pt);
+                let big = |s: &str| RichText::new(s);
                 if let Some(page) = self.settings_page {
                     self.settings_controls(ui, page, &mut hover, dwell_ms, &ctx, t);
                     return;
@@ -1105,8 +1105,7 @@ impl FacemouseApp {
     /// target that flips or steps to the next choice (they were on the main
     /// window, and with them its controls took five rows and hid the preview).
     fn setting_toggles(&mut self, ui: &mut egui::Ui, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context) {
-        let label_pt = c.label_pt();
-        let big = |s: &str| RichText::new(s).size(label_pt);
+        let big = |s: &str| RichText::new(s);
         let on = |b: bool| if b { "on" } else { "off" };
         let ui_s = self.profile.settings.ui.clone();
         let cameras = self.choices.cameras.clone();
@@ -1158,8 +1157,7 @@ impl FacemouseApp {
     /// Stepping through the profiles only shows each; "Use" applies it.
     /// While a name is typed (with the menu's keyboard), its save and cancel.
     fn profile_controls(&mut self, ui: &mut egui::Ui, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context, t: f64) {
-        let label_pt = c.label_pt();
-        let big = |s: &str| RichText::new(s).size(label_pt);
+        let big = |s: &str| RichText::new(s);
         let root = self.root.clone();
         if let Some(n) = self.naming.clone() {
             let shown = if n.text.is_empty() { "…".to_string() } else { n.text.clone() };
@@ -1311,8 +1309,7 @@ impl FacemouseApp {
     /// The Settings page's targets, in the controls' flow: close, the next
     /// page, then each setting's "less" and "more" (see [`settings_page`]).
     fn settings_controls(&mut self, ui: &mut egui::Ui, page: usize, c: &mut Controls<'_>, dwell_ms: f64, ctx: &egui::Context, t: f64) {
-        let label_pt = c.label_pt();
-        let big = |s: &str| RichText::new(s).size(label_pt);
+        let big = |s: &str| RichText::new(s);
         // The toggles' page, the profiles' page, then the stepping settings' pages.
         let n = FIRST_STEP_PAGE + settings_page::pages();
         let page = page.min(n - 1);
