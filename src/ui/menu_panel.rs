@@ -222,7 +222,7 @@ pub struct MenuPanel {
     /// What the last layout made of the panel, and the page shown.
     laid: Laid,
     /// Docked along the top or bottom edge: as many columns as fit the
-    /// width (at least `columns`).
+    /// width (up to 12), whatever `columns` says.
     pub wide: bool,
     /// What the keyboard menus typed, as the user's application should now
     /// show it (the last line, at most `ECHO_CHARS`): the echo line.
@@ -614,10 +614,11 @@ impl MenuPanel {
     fn layout(&mut self, menu: &Menu, width: f32, height: f32) -> Vec<usize> {
         let fit_width = ((width + TARGET_GAP) / (TARGET_SIZE[0] + TARGET_GAP)).floor() as usize;
         // Never more columns than fit: a target cut off at the window's edge
-        // is half a target. (A wide dock took the profile's columns at
-        // least: at zoom 3 on a 1280×800 screen its third column and Close
-        // lay past the window's right edge.)
-        let cols = if self.wide { self.columns.max(fit_width.min(12)).min(fit_width).max(1) } else { self.columns.min(fit_width).max(1) };
+        // is half a target. A wide dock takes as many as fit, up to 12 (it
+        // took the profile's columns at least: at zoom 3 on a 1280×800
+        // screen its third column and Close lay past the window's right
+        // edge); a side dock the profile's, as many as fit.
+        let cols = if self.wide { fit_width.clamp(1, 12) } else { self.columns.min(fit_width).max(1) };
         let of = (self.nav.current_name().to_string(), self.nav.depth());
         if of != self.laid.page_of {
             self.laid.page = 0;
