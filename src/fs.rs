@@ -88,13 +88,21 @@ pub fn backup_path(path: &Path) -> PathBuf {
     if !base.exists() {
         return base;
     }
-    (2..=9999u32).map(|n| PathBuf::from(format!("{}.bak.{n}", path.display()))).find(|p| !p.exists()).unwrap_or_else(|| PathBuf::from(format!("{}.bak.{}", path.display(), time_tag())))
+    first_free(2, |tag| PathBuf::from(format!("{}.bak.{tag}", path.display())), |p| !p.exists())
+}
+
+/// The first of `name(from)`, `name(from + 1)`, … up to `name(9999)` (each number as text)
+/// that is `free`, and past that `name` of the time (`t` and the time in
+/// nanoseconds, which no earlier name has taken): a search for a free name
+/// with a bound (a folder that is not what it seems, or years of damaged
+/// files, made an unbounded one run on).
+pub fn first_free<T>(from: u32, name: impl Fn(&str) -> T, free: impl Fn(&T) -> bool) -> T {
+    (from..=9999).map(|n| name(&n.to_string())).find(|c| free(c)).unwrap_or_else(|| name(&time_tag()))
 }
 
 /// A name's last part when counting found no free one: `t` and the time in
-/// nanoseconds, which no earlier name has taken.
-#[must_use]
-pub fn time_tag() -> String {
+/// nanoseconds.
+fn time_tag() -> String {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     format!("t{nanos}")
 }

@@ -434,12 +434,12 @@ pub fn remember_last(root: &Path, name: &str) -> Result<(), ProfileError> {
 /// where the whole would be longer than a name may be ([`valid_name`]).
 #[must_use]
 pub fn free_name(root: &Path, stem: &str) -> String {
-    let named = |suffix: String| {
+    let named = |suffix: &str| {
         // A valid stem is ASCII: any cut is at a character's edge.
         let keep = stem.len().min(NAME_MAX.saturating_sub(suffix.len() + 1));
         format!("{}-{suffix}", stem.get(..keep).unwrap_or(stem))
     };
-    (2..=9999u32).map(|n| named(n.to_string())).find(|n| !root.join("profiles").join(n).exists()).unwrap_or_else(|| named(crate::fs::time_tag()))
+    crate::fs::first_free(2, named, |n| !root.join("profiles").join(n).exists())
 }
 
 /// The profiles that exist under `root`, by name.

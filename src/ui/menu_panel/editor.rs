@@ -236,7 +236,7 @@ impl MenuPanel {
                 true
             }
             EditTarget::AddSubmenu => {
-                let sub_name = (1..=9999u32).map(|k| format!("menu-{k}")).find(|k| !self.nav.has(k)).unwrap_or_else(|| format!("menu-{}", crate::fs::time_tag()));
+                let sub_name = crate::fs::first_free(1, |k| format!("menu-{k}"), |k| !self.nav.has(k));
                 let sub = Menu { title: "New menu".into(), items: vec![Item { label: "Back".into(), action: MenuAction::Back, new_row: false }] };
                 self.save_menu(&sub_name, &sub);
                 self.nav.insert(&sub_name, sub);
