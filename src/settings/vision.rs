@@ -43,6 +43,12 @@ pub struct VisionSettings {
     /// People who talk raise their brows with what they say. Off for a user
     /// whose mouth moves on its own (the brows then click while it moves).
     pub talk_guard: bool,
+    /// A raise must lift both brows about alike (the lesser lift at least
+    /// 0.6 of the greater): one brow that rises alone (a cocked brow, or a
+    /// brow tracked onto something else as the head moves) does not click.
+    /// Off for a person who can raise one brow only; the calibration turns
+    /// it off when the user's own raises lift one brow.
+    pub brows_together: bool,
     /// Past what the face's templates follow (about 45° of yaw), a model of
     /// the user's own face, learned in the first seconds, carries the
     /// pointer (Active Hidden Models); no gesture, dwell or switch acts until
@@ -61,6 +67,7 @@ impl Default for VisionSettings {
             brow_min_ms: 90.0,
             brow_refractory_ms: 300.0,
             talk_guard: true,
+            brows_together: true,
             carry_turns: true,
         }
     }

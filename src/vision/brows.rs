@@ -5,7 +5,7 @@
 use opencv::core::Mat;
 use opencv::prelude::*;
 
-use super::params::{SKULL_LIFT_SHARE, BROW_BAND_SHARE, BROW_THIN_DEPTH, BROW_THIN_FROM, BROW_RELEASE_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_BROW_ON_FACTOR, LOOK_NOISE_SIGMAS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
+use super::params::{BROWS_TOGETHER, SKULL_LIFT_SHARE, BROW_BAND_SHARE, BROW_THIN_DEPTH, BROW_THIN_FROM, BROW_RELEASE_SHARE, BROW_EYES_BUSY, BROW_ONSET_MS, LOOK_BROW_ON_FACTOR, LOOK_NOISE_SIGMAS, LOOK_STEADY, BROW_RAISE_MAX_MS, BROW_PROFILE_HALF_WIDTH, BROW_RANGE, BROW_THICKNESS, BROW_WARMUP_MS, BROW_WINDOW_MS};
 use super::stats::RobustWindow;
 use super::VisionError;
 use crate::events::{Event, Point};
@@ -29,13 +29,21 @@ pub struct BrowHeight {
     /// the eye state misses behind a glasses frame). A lift is taken against
     /// both, the smaller of the two: each fails where the other holds.
     pub from_tracked_eye: Option<f64>,
+    /// Each brow's own height above its tracked eye, while both eyes are
+    /// open and seen (as `from_tracked_eye`): the subject's left, then
+    /// right. A meant raise lifts both brows about alike (on the
+    /// development clips and every copy of them the lesser lift was at
+    /// least 0.70 of the greater); a lift of one brow alone is a brow
+    /// tracked onto something else, or a one-sided expression
+    /// (`BrowTiming::together`).
+    pub sides: Option<[f64; 2]>,
 }
 
 impl BrowHeight {
     /// The same height against all (generated data, tests).
     #[must_use]
     pub fn both(d: f64) -> Self {
-        Self { from_eye: d, from_feature: d, from_tracked_eye: Some(d) }
+        Self { from_eye: d, from_feature: d, from_tracked_eye: Some(d), sides: Some([d, d]) }
     }
 }
 
@@ -46,6 +54,10 @@ pub struct BrowTiming {
     pub off: f64,
     pub min_ms: f64,
     pub refractory_ms: f64,
+    /// A raise must lift both brows: the lesser lift at least
+    /// `BROWS_TOGETHER` of the greater (the profile's `vision.brows_together`;
+    /// off for a person who raises one brow only).
+    pub together: bool,
 }
 
 /// Whether the brows' rest counts at once, or after the eyes shut must be seen twice.
@@ -74,6 +86,8 @@ pub struct BrowSwitch {
     rest: RobustWindow,
     skull_rest: RobustWindow,
     tracked_rest: RobustWindow,
+    /// Each brow's own rest level (see [`BrowHeight::sides`]).
+    side_rest: [RobustWindow; 2],
     above_since: Option<f64>,
     raised_at: Option<f64>,
     /// The highest lift of the raise under way.
@@ -89,6 +103,9 @@ pub struct BrowSwitch {
     leaving: bool,
     /// The last lift above rest (for diagnostics and plots).
     pub last_lift: f64,
+    /// Each brow's last lift above its own rest, where both were measured
+    /// against a rest level (for the rule and for calibration).
+    pub last_side_lifts: Option<[f64; 2]>,
 }
 
 impl BrowSwitch {
@@ -109,6 +126,10 @@ impl BrowSwitch {
             _ => steady_lift,
         };
         let skull_lift = if warm { h.from_feature - self.skull_rest.median() } else { 0.0 };
+        self.last_side_lifts = h
+            .sides
+            .filter(|_| self.side_rest.iter().all(|r| r.covered_ms() >= BROW_WARMUP_MS))
+            .map(|s| [s[0] - self.side_rest[0].median(), s[1] - self.side_rest[1].median()]);
         // What the pointer holds still for (a lift under way may be a raise
         // coming) is the lift above the steady place, as before: it also
         // rises with the lids in a blink, and holds the pointer through the
@@ -135,6 +156,7 @@ impl BrowSwitch {
                 self.rest.clear();
                 self.skull_rest.clear();
                 self.tracked_rest.clear();
+                self.side_rest.iter_mut().for_each(RobustWindow::clear);
                 self.raised_at = None;
                 self.released_at = Some(t_ms);
                 self.at_rest = Some(t_ms);
@@ -156,7 +178,12 @@ impl BrowSwitch {
                 self.above_since = Some(t_ms);
             }
             let rested = self.released_at.is_none_or(|r| t_ms - r >= timing.refractory_ms);
-            if self.above_since.is_some_and(|s| t_ms - s >= timing.min_ms) && rested && against_skull {
+            // Both brows rose, or the profile lets one do (checked as it
+            // fires: a raise held past the lesser brow's start may fire a
+            // frame later). Not judged where the eyes are not both open
+            // and seen: a raise through a blink still counts.
+            let together = !timing.together || self.last_side_lifts.is_none_or(together);
+            if self.above_since.is_some_and(|s| t_ms - s >= timing.min_ms) && rested && against_skull && together {
                 self.raised_at = Some(t_ms);
                 self.raise_peak = lift;
                 self.above_since = None;
@@ -180,6 +207,11 @@ impl BrowSwitch {
             self.skull_rest.push(t_ms, h.from_feature, BROW_WINDOW_MS);
             if let Some(tracked) = h.from_tracked_eye {
                 self.tracked_rest.push(t_ms, tracked, BROW_WINDOW_MS);
+            }
+            if let Some(sides) = h.sides {
+                for (rest, side) in self.side_rest.iter_mut().zip(sides) {
+                    rest.push(t_ms, side, BROW_WINDOW_MS);
+                }
             }
         }
         self.raised()
@@ -223,10 +255,12 @@ impl BrowSwitch {
         self.rest.clear();
         self.skull_rest.clear();
         self.tracked_rest.clear();
+        self.side_rest.iter_mut().for_each(RobustWindow::clear);
         (self.above_since, self.raised_at, self.released_at, self.at_rest) = (None, None, None, None);
         self.rearm = Rearm::Armed;
         self.leaving = false;
         self.last_lift = 0.0;
+        self.last_side_lifts = None;
     }
 
     /// How much the measure wanders at rest (a robust standard deviation).
@@ -384,6 +418,21 @@ impl Brows {
     pub fn last_lift(&self) -> f64 {
         self.look.as_ref().filter(|l| l.active).map_or(self.open.last_lift, |l| l.switch.last_lift)
     }
+
+    /// Each brow's last lift above its own rest level in force (the
+    /// subject's left, then right; for calibration).
+    #[must_use]
+    pub fn last_side_lifts(&self) -> Option<[f64; 2]> {
+        self.look.as_ref().filter(|l| l.active).map_or(self.open.last_side_lifts, |l| l.switch.last_side_lifts)
+    }
+}
+
+/// Whether two brows' lifts are one raise of both: the lesser at least
+/// `BROWS_TOGETHER` of the greater (and the greater above nothing).
+#[must_use]
+pub fn together(lifts: [f64; 2]) -> bool {
+    let (lo, hi) = (lifts[0].min(lifts[1]), lifts[0].max(lifts[1]));
+    hi > 0.0 && lo >= BROWS_TOGETHER * hi
 }
 
 /// The eyebrow above `eye`: the darkest thick band along the face's up axis,
@@ -479,7 +528,7 @@ fn thin_dip(profile: &[f64], k: usize, from: usize, last: usize) -> Option<usize
 mod tests {
     use super::*;
 
-    const BROW: BrowTiming = BrowTiming { on: 0.045, off: 0.025, min_ms: 90.0, refractory_ms: 300.0 };
+    const BROW: BrowTiming = BrowTiming { on: 0.045, off: 0.025, min_ms: 90.0, refractory_ms: 300.0, together: true };
 
     fn run_brows(b: &mut BrowSwitch, n: usize, dt: f64, t0: f64, f: impl Fn(usize) -> f64) -> (Vec<Event>, Vec<bool>) {
         let mut ev = Vec::new();
@@ -659,11 +708,11 @@ mod tests {
                 b.update(Some(f(i)), t0 + i as f64 * 55.0, BROW, ev);
             }
         };
-        let rest = |_| BrowHeight { from_eye: 0.347, from_feature: 0.25, from_tracked_eye: None };
+        let rest = |_| BrowHeight { from_eye: 0.347, from_feature: 0.25, from_tracked_eye: None, sides: Some([0.347; 2]) };
         let mut ev = Vec::new();
         let mut b = BrowSwitch::default();
         feed(&mut b, &mut ev, 0.0, 60, &rest);
-        let glance = |i: usize| BrowHeight { from_eye: 0.347 + 0.05 * (i as f64 / 5.0).min(1.0), from_feature: 0.25 + 0.002 * (i as f64 * 0.8).sin(), from_tracked_eye: None };
+        let glance = |i: usize| BrowHeight { from_eye: 0.347 + 0.05 * (i as f64 / 5.0).min(1.0), from_feature: 0.25 + 0.002 * (i as f64 * 0.8).sin(), from_tracked_eye: None, sides: Some([0.347 + 0.05 * (i as f64 / 5.0).min(1.0); 2]) };
         feed(&mut b, &mut ev, 4000.0, 30, &glance);
         assert!(ev.is_empty(), "a glance: {ev:?}");
         // The same climb with the brows rising against the feature too is a raise.
@@ -671,10 +720,50 @@ mod tests {
         feed(&mut b, &mut ev, 0.0, 60, &rest);
         let raise = |i: usize| {
             let lift = 0.05 * (i as f64 / 5.0).min(1.0);
-            BrowHeight { from_eye: 0.347 + lift, from_feature: 0.25 + 0.8 * lift, from_tracked_eye: None }
+            BrowHeight { from_eye: 0.347 + lift, from_feature: 0.25 + 0.8 * lift, from_tracked_eye: None, sides: Some([0.347 + lift; 2]) }
         };
         feed(&mut b, &mut ev, 4000.0, 30, &raise);
         assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    /// A raise lifts both brows. One brow that rises alone (a face-maker's
+    /// cocked brow on the real talking set: 0.18 against 0.0; a brow
+    /// tracked onto the hair line of a small face rolling at 9 fps: 0.046
+    /// against 0.09) does not click, unless the profile lets one brow do
+    /// (a person who can raise one only). A raise whose second brow follows
+    /// a frame late fires once both are up.
+    #[test]
+    fn one_brow_alone_is_no_raise_unless_the_profile_says_so() {
+        let height = |left: f64, right: f64| BrowHeight {
+            from_eye: 0.35 + f64::midpoint(left, right),
+            from_feature: 0.30 + f64::midpoint(left, right),
+            from_tracked_eye: Some(0.36 + f64::midpoint(left, right)),
+            sides: Some([0.36 + left, 0.36 + right]),
+        };
+        let run = |together: bool, f: &dyn Fn(usize) -> (f64, f64)| {
+            let mut b = BrowSwitch::default();
+            let mut ev = Vec::new();
+            let timing = BrowTiming { together, ..BROW };
+            for i in 0..150 {
+                let (l, r) = if i < 90 { (0.0, 0.0) } else { f(i - 90) };
+                b.update(Some(height(l, r)), i as f64 * 33.3, timing, &mut ev);
+            }
+            ev
+        };
+        let ramp = |i: usize, to: f64| to * (i as f64 / 4.0).min(1.0);
+        let cocked = |i: usize| if i < 20 { (ramp(i, 0.14), 0.0) } else { (0.0, 0.0) };
+        assert!(run(true, &cocked).is_empty(), "one brow alone");
+        assert_eq!(run(false, &cocked), vec![Event::BrowRaise], "one brow is enough when the profile says so");
+        // Mostly one brow: the other rose less than 0.6 of it.
+        let uneven = |i: usize| if i < 20 { (ramp(i, 0.10), ramp(i, 0.05)) } else { (0.0, 0.0) };
+        assert!(run(true, &uneven).is_empty(), "0.05 against 0.10");
+        for (name, f) in [
+            ("both alike", &(|i: usize| if i < 20 { (ramp(i, 0.08), ramp(i, 0.075)) } else { (0.0, 0.0) }) as &dyn Fn(usize) -> (f64, f64)),
+            ("one a little less", &|i: usize| if i < 20 { (ramp(i, 0.08), ramp(i, 0.056)) } else { (0.0, 0.0) }),
+            ("the second a frame late", &|i: usize| if i < 20 { (ramp(i, 0.08), ramp(i.saturating_sub(1), 0.08)) } else { (0.0, 0.0) }),
+        ] {
+            assert_eq!(run(true, f), vec![Event::BrowRaise], "{name}");
+        }
     }
 
     /// A head that moves while its owner talks: the eyes' steady place lags
@@ -691,7 +780,7 @@ mod tests {
             }
         };
         let ramp = |i: usize, to: f64| to * (i as f64 / 6.0).min(1.0);
-        let at = |steady: f64, tracked: f64| BrowHeight { from_eye: 0.35 + steady, from_feature: 0.30 + steady.max(tracked), from_tracked_eye: Some(0.36 + tracked) };
+        let at = |steady: f64, tracked: f64| BrowHeight { from_eye: 0.35 + steady, from_feature: 0.30 + steady.max(tracked), from_tracked_eye: Some(0.36 + tracked), sides: Some([0.36 + tracked; 2]) };
         for (name, steady, tracked, raises) in [("moving head", 0.055, 0.03, 0), ("unseen blink", 0.0, 0.07, 0), ("raise", 0.07, 0.065, 1)] {
             let mut b = BrowSwitch::default();
             let mut ev = Vec::new();
@@ -703,7 +792,7 @@ mod tests {
         let mut b = BrowSwitch::default();
         let mut ev = Vec::new();
         feed(&mut b, &mut ev, 0.0, 90, &|_| at(0.0, 0.0));
-        feed(&mut b, &mut ev, 3000.0, 30, &|i| BrowHeight { from_tracked_eye: None, ..at(ramp(i, 0.07), 0.0) });
+        feed(&mut b, &mut ev, 3000.0, 30, &|i| BrowHeight { from_tracked_eye: None, sides: None, ..at(ramp(i, 0.07), 0.0) });
         assert_eq!(ev, vec![Event::BrowRaise]);
     }
 
@@ -875,7 +964,7 @@ mod tests {
                     _ => (0.06, 0.03),
                 };
                 let lid = if i == 30 { (0.89, 0.42) } else { (0.0, 0.0) };
-                (BrowHeight { from_eye: 0.41 + eye, from_feature: 0.39 + skull, from_tracked_eye: None }, EyesNow::Open, lid)
+                (BrowHeight { from_eye: 0.41 + eye, from_feature: 0.39 + skull, from_tracked_eye: None, sides: Some([0.41 + eye; 2]) }, EyesNow::Open, lid)
             }
         };
         let (ev, _) = run_at(&mut Brows::default(), 45, 167.0, after_blink(0.0));

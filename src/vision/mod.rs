@@ -72,6 +72,9 @@ pub struct Observation {
     pub closure: (f64, f64),
     /// Brow lift above rest in inter-ocular distances, for plots.
     pub brow_lift: f64,
+    /// Each brow's lift above its own rest (the subject's left, then right),
+    /// for calibration: whether the user's raise lifts both brows.
+    pub brow_side_lifts: [f64; 2],
     /// The mouth moves as in talking (`mouth.rs`): no face gesture acts.
     pub talking: bool,
     /// While AHM carries the pointer (`TrackState::Carried`): the head it reads.
@@ -339,6 +342,7 @@ impl Vision {
         self.last_t = Some(t);
         out.eyes_closed = false;
         out.closure = (0.0, 0.0);
+        out.brow_side_lifts = [0.0; 2];
         let phase = std::mem::replace(&mut self.phase, Phase::Searching);
         self.phase = match phase {
             Phase::Searching => self.search(frame, t, out)?,
@@ -373,6 +377,7 @@ impl Vision {
             out.closure = (0.0, 0.0);
             out.brows_raised = false;
             out.brow_lift = 0.0;
+            out.brow_side_lifts = [0.0; 2];
             out.talking = false;
             out.events.retain(|e| !matches!(e, Event::Blink | Event::LongBlink | Event::WinkLeft | Event::WinkRight | Event::BrowRaise));
         } else if let Phase::Tracking(tr) = &self.phase {

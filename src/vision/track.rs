@@ -360,8 +360,9 @@ impl Vision {
         let mut skull_sum = 0.0;
         let mut tracked_sum = Some(0.0);
         let mut lift_n = 0;
+        let mut sides = Some([0.0; 2]);
         let closures = [self.eyes.last_closure.0, self.eyes.last_closure.1];
-        for (side, closure) in [&mut tr.left, &mut tr.right].into_iter().zip(closures) {
+        for (k, (side, closure)) in [&mut tr.left, &mut tr.right].into_iter().zip(closures).enumerate() {
             let guess = [
                 side.eye[0] + now_iod * (side.brow_offset.0 * e[0] + side.brow_offset.1 * up[0]),
                 side.eye[1] + now_iod * (side.brow_offset.0 * e[1] + side.brow_offset.1 * up[1]),
@@ -375,9 +376,16 @@ impl Vision {
                     let rel = sub(side.brow, add(tr.feature, side.eye_offset));
                     lift_sum += dot(rel, up) / brow_scale;
                     skull_sum += dot(sub(side.brow, tr.feature), up) / brow_scale;
-                    // And from the eye where it is tracked, while it is open and seen.
+                    // And from the eye where it is tracked, while it is open
+                    // and seen: both brows together, and each on its own
+                    // (`BrowHeight::sides`).
                     let open = side.eye_score >= POSITION_FLOOR && closure < EYE_REARM;
-                    tracked_sum = tracked_sum.filter(|_| open).map(|sum| sum + dot(sub(side.brow, side.eye), up) / brow_scale);
+                    let height = dot(sub(side.brow, side.eye), up) / brow_scale;
+                    tracked_sum = tracked_sum.filter(|_| open).map(|sum| sum + height);
+                    sides = sides.filter(|_| open).map(|mut s| {
+                        s[k] = height;
+                        s
+                    });
                     lift_n += 1;
                 }
                 _ => side.brow = guess,
@@ -387,12 +395,14 @@ impl Vision {
             from_eye: lift_sum / 2.0,
             from_feature: skull_sum / 2.0,
             from_tracked_eye: tracked_sum.map(|sum| sum / 2.0),
+            sides,
         });
         let brow_timing = brows::BrowTiming {
             on: self.settings.brow_on,
             off: self.settings.brow_off,
             min_ms: self.settings.brow_min_ms,
             refractory_ms: self.settings.brow_refractory_ms,
+            together: self.settings.brows_together,
         };
 
         // 5. Eye state. Whichever moves first owns the frame: raised brows
@@ -463,6 +473,7 @@ impl Vision {
         }
         out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
         out.brow_lift = self.brows.last_lift();
+        out.brow_side_lifts = self.brows.last_side_lifts().unwrap_or_default();
         if let Some(fresh) = self.closed_templates(gray, &mut tr, reliable, out, t, dt)? {
             return Ok(self.start_tracking(fresh));
         }
