@@ -1,7 +1,8 @@
 //! The hands-free calibration wizard: the user blinks to start tracking,
 //! follows a target to the edges and corners of the screen (recording their
 //! comfortable range of motion, however small), then raises the eyebrows a few
-//! times (setting the raise threshold from their own raises). Every step has
+//! times (setting the raise threshold from their own raises, and whether a
+//! raise must lift both brows: not for a user whose raises lift one). Every step has
 //! large text and progress; nothing needs a hand. Every step ends by itself
 //! (a face that never appears, raises that never come), a Cancel target
 //! stops it at any time, and a range the head did not follow (the targets
@@ -13,6 +14,7 @@
 use crate::events::{Point, TrackState};
 use crate::pointer::{Mapping, Range};
 use crate::profile::Settings;
+use crate::vision::brows::together;
 
 use super::Snapshot;
 
@@ -56,9 +58,17 @@ pub struct Wizard {
     now: f64,
     /// The head's displacement while following each target.
     samples: Vec<(usize, Point)>,
-    peaks: Vec<f64>,
-    raise_peak: Option<f64>,
+    peaks: Vec<Raise>,
+    raise_peak: Option<Raise>,
     base: Settings,
+}
+
+/// One of the user's raises in the calibration: its greatest lift, and each
+/// brow's own lift on that frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Raise {
+    pub lift: f64,
+    pub sides: [f64; 2],
 }
 
 impl Wizard {
@@ -90,6 +100,7 @@ impl Wizard {
             Step::Blink => "Look at the screen and blink naturally".into(),
             Step::Range(i) => format!("Follow the target with your head — {} of {}", i + 1, TARGETS.len()),
             Step::Brows => format!("Raise your eyebrows, then relax — {} of {RAISES}", self.peaks.len().min(RAISES)),
+            Step::Done(s) if !s.vision.brows_together => "Calibration saved: a raise of one brow counts. Thank you!".into(),
             Step::Done(_) => "Calibration saved. Thank you!".into(),
             Step::Failed(why) => format!("Calibration not saved: {why}"),
         }
@@ -146,10 +157,10 @@ impl Wizard {
                 }
             }
             Step::Brows => {
-                let lift = s.brow_lift;
+                let now = Raise { lift: s.brow_lift, sides: s.brow_sides };
                 match self.raise_peak {
-                    None if lift > 0.02 => self.raise_peak = Some(lift),
-                    Some(p) if lift > 0.008 => self.raise_peak = Some(p.max(lift)),
+                    None if now.lift > 0.02 => self.raise_peak = Some(now),
+                    Some(p) if now.lift > 0.008 => self.raise_peak = Some(if now.lift > p.lift { now } else { p }),
                     Some(p) => {
                         self.peaks.push(p);
                         self.raise_peak = None;
@@ -170,12 +181,13 @@ impl Wizard {
 }
 
 /// The settings the recording gives: the range (a little padded, so the edges
-/// are reachable without straining) for the absolute mapping, and an eyebrow
-/// threshold at half of the user's own raises.
+/// are reachable without straining) for the absolute mapping, an eyebrow
+/// threshold at half of the user's own raises, and whether a raise must lift
+/// both brows (`vision.brows_together`: as most of the user's raises did).
 ///
 /// # Errors
 /// Too little motion, motion that did not follow the targets, or no raises.
-pub fn finish(base: &Settings, samples: &[(usize, Point)], peaks: &[f64]) -> Result<Settings, String> {
+pub fn finish(base: &Settings, samples: &[(usize, Point)], peaks: &[Raise]) -> Result<Settings, String> {
     let points: Vec<Point> = samples.iter().map(|(_, p)| *p).collect();
     let range = Range::from_samples(&points).ok_or("too little head motion was recorded; try again")?;
     if !followed(samples) {
@@ -194,11 +206,17 @@ pub fn finish(base: &Settings, samples: &[(usize, Point)], peaks: &[f64]) -> Res
     s.pointer.range = Range { left, right, top, bottom };
     s.pointer.mapping = Mapping::Absolute;
     if !peaks.is_empty() {
-        let mut p = peaks.to_vec();
+        let mut p: Vec<f64> = peaks.iter().map(|r| r.lift).collect();
         p.sort_by(f64::total_cmp);
         let median = p[p.len() / 2];
         s.vision.brow_on = (0.5 * median).clamp(0.02, 0.08);
         s.vision.brow_off = 0.6 * s.vision.brow_on;
+        // Raises whose brows were measured: do most lift both?
+        let measured: Vec<&Raise> = peaks.iter().filter(|r| r.sides[0].max(r.sides[1]) > 0.0).collect();
+        if !measured.is_empty() {
+            let both = measured.iter().filter(|r| together(r.sides)).count();
+            s.vision.brows_together = 2 * both >= measured.len();
+        }
     }
     Ok(s)
 }
@@ -247,11 +265,25 @@ mod tests {
                 samples.push((i, [f64::from(t[0] - 0.4) * 20.0 / 64.0, f64::from(t[1] - 0.45) * 10.0 / 64.0]));
             }
         }
-        let s = finish(&Settings::default(), &samples, &[0.09, 0.1, 0.12]).expect("settings");
+        let raises = [0.09, 0.1, 0.12].map(|lift| Raise { lift, sides: [lift, 0.9 * lift] });
+        let s = finish(&Settings::default(), &samples, &raises).expect("settings");
         assert_eq!(s.pointer.mapping, Mapping::Absolute);
         assert!(s.pointer.range.right - s.pointer.range.left > 0.2 && s.pointer.range.left < 0.0);
         assert!((s.vision.brow_on - 0.05).abs() < 1e-9 && s.vision.brow_off < s.vision.brow_on);
+        assert!(s.vision.brows_together, "both brows rose");
         assert!(s.validate().is_ok(), "{:?}", s.validate());
+        // A user whose raises lift one brow (the other a little, or not at
+        // all): one brow is enough from now on; and back, when both rise.
+        let one = [0.09, 0.1, 0.12].map(|lift| Raise { lift, sides: [0.1 * lift, 2.0 * lift] });
+        let s = finish(&Settings::default(), &samples, &one).expect("settings");
+        assert!(!s.vision.brows_together, "one brow rose");
+        let s = finish(&s, &samples, &raises).expect("settings");
+        assert!(s.vision.brows_together, "both rose again");
+        // Brows not measured (no sides): the setting stays as it was.
+        let unmeasured = [0.09, 0.1, 0.12].map(|lift| Raise { lift, sides: [0.0; 2] });
+        let mut base = Settings::default();
+        base.vision.brows_together = false;
+        assert!(!finish(&base, &samples, &unmeasured).expect("settings").vision.brows_together);
     }
 
     #[test]
@@ -272,7 +304,7 @@ mod tests {
                 samples.push((i, [0.2 * a.sin(), 0.1 * (1.3 * a).cos()]));
             }
         }
-        let e = finish(&Settings::default(), &samples, &[0.09]).expect_err("refused");
+        let e = finish(&Settings::default(), &samples, &[Raise { lift: 0.09, sides: [0.09; 2] }]).expect_err("refused");
         assert!(e.contains("did not follow"), "{e}");
     }
 
@@ -311,11 +343,15 @@ mod tests {
         for _ in 0..RAISES {
             for lift in [0.03, 0.09, 0.06, 0.0] {
                 snap.brow_lift = lift;
+                // The left brow rises, the right hardly.
+                snap.brow_sides = [1.8 * lift, 0.2 * lift];
                 now += 100.0;
                 w.update(&snap, now);
             }
         }
-        assert!(matches!(w.step, Step::Done(_)), "{:?}", w.step);
+        let Step::Done(s) = &w.step else { panic!("not done: {:?}", w.step) };
+        assert!(!s.vision.brows_together, "the user's raises lift one brow");
+        assert!(w.text().contains("one brow"), "{}", w.text());
         assert!(w.progress() >= 0.999);
     }
 }

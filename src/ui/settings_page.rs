@@ -10,15 +10,15 @@
 //! The page's first page holds the toggles and pickers (high contrast, the
 //! click toolbar, the menu's edge, the click sound, start at login, the
 //! camera), one target each; the pages after it, these settings (the
-//! keyboard's order of letters among them, and whether face gestures wait
-//! while the user talks).
+//! keyboard's order of letters among them, whether face gestures wait
+//! while the user talks, and whether a raise must lift both brows).
 //!
 //! This is the model: the settings' names, values in words, and steps.
 
 use crate::settings::{Action, KeyboardLayout, Mapping, Settings};
 
 /// The settings on the page, in order.
-pub const ROWS: [&str; 16] = [
+pub const ROWS: [&str; 17] = [
     "Dwell time",
     "Pointer speed",
     "Dead band",
@@ -35,6 +35,7 @@ pub const ROWS: [&str; 16] = [
     "Left wink",
     "Right wink",
     "While talking",
+    "Raise with",
 ];
 
 /// How many settings a page shows (two targets each, after the page's own two).
@@ -117,6 +118,8 @@ pub fn value(s: &Settings, row: usize) -> String {
         "Switch key" => if s.switch.external_key.trim().is_empty() { "none".into() } else { s.switch.external_key.trim().to_uppercase() },
         // The talk guard (`vision.talk_guard`): off for a user whose mouth moves on its own.
         "While talking" => if s.vision.talk_guard { "gestures wait".into() } else { "gestures act".into() },
+        // Whether a raise must lift both brows (`vision.brows_together`).
+        "Raise with" => if s.vision.brows_together { "both brows".into() } else { "either brow".into() },
         _ => {
             let mut c = s.clone();
             gesture(&mut c, row).map_or_else(String::new, |a| action_name(a))
@@ -177,6 +180,7 @@ pub fn step(s: &mut Settings, row: usize, more: bool) -> bool {
         "Scan step" => s.ui.scan_step_ms = round(s.ui.scan_step_ms + sign * 100.0, 100.0).clamp(400.0, 5000.0),
         "Keyboard" => s.ui.keyboard = cycle(&[KeyboardLayout::Frequency, KeyboardLayout::Qwerty], &s.ui.keyboard, more),
         "While talking" => s.vision.talk_guard = !s.vision.talk_guard,
+        "Raise with" => s.vision.brows_together = !s.vision.brows_together,
         "Point scan sweep" => s.switch.point_scan_sweep_ms = round(s.switch.point_scan_sweep_ms + sign * 1000.0, 1000.0).clamp(2000.0, 30_000.0),
         "Switch key" => {
             let cur = s.switch.external_key.trim().to_lowercase();
@@ -252,6 +256,11 @@ mod tests {
         step(&mut s, talk, true);
         assert!(!s.vision.talk_guard);
         assert_eq!(value(&s, talk), "gestures act");
+        let together = ROWS.iter().position(|r| *r == "Raise with").expect("row");
+        assert_eq!(value(&s, together), "both brows");
+        step(&mut s, together, false);
+        assert!(!s.vision.brows_together);
+        assert_eq!(value(&s, together), "either brow");
         assert_eq!(pages(), 4);
     }
 }

@@ -98,6 +98,8 @@ pub struct Snapshot {
     /// Mean eye closure (0 open, 1 where a blink starts) and brow lift (eye distances).
     pub closure: f64,
     pub brow_lift: f64,
+    /// Each brow's own lift (the subject's left, then right), for calibration.
+    pub brow_sides: [f64; 2],
     pub fps: f64,
     pub source: String,
     pub frame_size: (i32, i32),
@@ -311,6 +313,7 @@ impl Observer for Publisher {
             s.driving = tick.driving;
             s.closure = f64::midpoint(tick.observation.closure.0, tick.observation.closure.1);
             s.brow_lift = tick.observation.brow_lift;
+            s.brow_sides = tick.observation.brow_side_lifts;
             s.long_blink_waits = long_blink_waits(tick.record, tick.observation, tick.settings);
             if let Some(f) = fps_now {
                 s.fps = if s.fps > 0.0 { 0.9 * s.fps + 0.1 * f } else { f };
