@@ -466,6 +466,48 @@ fn brows_that_lift_with_speech_do_not_click_and_a_raise_in_a_pause_does() {
     }
 }
 
+/// One brow raised alone (a cocked brow, 0.2 eye distances, as far as a
+/// face-maker's on the real talking set: an expression, generated on a
+/// moving face at 30 and 15 fps) is no click, though the two brows' mean
+/// lift is over the threshold; a raise of both brows on the same face is.
+/// A person who can raise one brow only turns `vision.brows_together` off
+/// (the window's "Raise with": "either brow"), and then the one brow
+/// clicks too.
+#[test]
+fn one_brow_raised_alone_clicks_only_where_the_profile_lets_one_brow_do() {
+    use facemouse::lab::synth::{Action, ScriptEvent};
+    let blink = |start_ms| ScriptEvent { start_ms, action: Action::Blink { closed_ms: 80.0 } };
+    let one = |start_ms, left| ScriptEvent { start_ms, action: Action::OneBrow { left, amp: 0.2, hold_ms: 700.0 } };
+    for fps in [30.0, 15.0] {
+        let cfg = SynthConfig {
+            fps,
+            duration_s: 14.0,
+            script: vec![
+                blink(1000.0),
+                blink(2200.0),
+                one(3500.0, true),
+                blink(5000.0),
+                one(6200.0, false),
+                ScriptEvent { start_ms: 8400.0, action: Action::Raise { amp: 0.12, hold_ms: 700.0 } },
+                blink(10_000.0),
+                one(11_500.0, true),
+            ],
+            ..SynthConfig::demo()
+        };
+        let (_tmp, seq) = generate(&cfg);
+        let raises = |records: &[facemouse::trace::TraceRecord]| records.iter().filter(|r| r.events.contains(&Event::BrowRaise)).map(|r| r.t_ms).collect::<Vec<f64>>();
+        let records = replayed(&seq, &Settings::default());
+        let both = raises(&records);
+        assert!(both.len() == 1 && (8400.0..9300.0).contains(&both[0]), "{fps} fps: the raise of both brows, and only it: {both:?}");
+        let acted: Vec<(f64, Vec<Event>)> = actions(&records).into_iter().filter(|(t, _)| !(8400.0..10_000.0).contains(t)).collect();
+        assert!(acted.is_empty(), "{fps} fps: nothing else acts: {acted:?}");
+        let mut one_brow = Settings::default();
+        one_brow.vision.brows_together = false;
+        let all = raises(&replayed(&seq, &one_brow));
+        assert_eq!(all.len(), 4, "{fps} fps: with one brow enough, each raise clicks: {all:?}");
+    }
+}
+
 /// Generates `cfg` and replays it: nothing acts, and at least 90 % of its
 /// blinks are found (`what` names the case in a failure). Its labels.
 fn no_action_and_blinks_found(cfg: &SynthConfig, what: &str) -> Sequence {

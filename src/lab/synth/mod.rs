@@ -47,6 +47,11 @@ pub enum Action {
     Raise { amp: f64, hold_ms: f64 },
     /// A raise too small to be meant (labelled 0, listed in `subtle_raises`).
     Subtle { amp: f64, hold_ms: f64 },
+    /// One brow rises (`left` = the subject's left) by `amp` and holds, the
+    /// other stays: a cocked brow, an expression (labelled 0), or the raise
+    /// of a person who can lift one brow only (on a turning head, `turn`,
+    /// both brows are drawn risen).
+    OneBrow { left: bool, amp: f64, hold_ms: f64 },
 }
 
 /// One scripted event.
@@ -584,8 +589,10 @@ pub struct FaceState {
     /// Eyelid closure 0 (open) .. 1 (shut), subject's left and right eye.
     pub close_left: f64,
     pub close_right: f64,
-    /// Brow lift in inter-ocular distances.
+    /// Brow lift in inter-ocular distances: the greater of the two ...
     pub brow_amp: f64,
+    /// ... and each brow's (the subject's left, then right).
+    pub brow_sides: [f64; 2],
     /// Whether the lift belongs to a meant raise and is over half its peak.
     pub brows_raised: bool,
 }
@@ -607,8 +614,16 @@ pub fn face_state(script: &[ScriptEvent], t_ms: f64) -> FaceState {
                 s.close_left = s.close_left.max(l);
                 s.close_right = s.close_right.max(r);
             }
-            Action::Raise { amp, hold_ms } | Action::Subtle { amp, hold_ms } => {
+            Action::Raise { amp, hold_ms } | Action::Subtle { amp, hold_ms } | Action::OneBrow { amp, hold_ms, .. } => {
                 let a = amp * ramp(x, BROW_RAMP_MS) * (1.0 - ramp(x - BROW_RAMP_MS - hold_ms, BROW_RAMP_MS));
+                let sides = match e.action {
+                    Action::OneBrow { left: true, .. } => [a, 0.0],
+                    Action::OneBrow { left: false, .. } => [0.0, a],
+                    _ => [a, a],
+                };
+                for (side, lift) in s.brow_sides.iter_mut().zip(sides) {
+                    *side = side.max(lift);
+                }
                 if a > s.brow_amp {
                     s.brow_amp = a;
                     s.brows_raised = matches!(e.action, Action::Raise { .. }) && a >= amp / 2.0;
@@ -709,9 +724,10 @@ impl Generator {
         let lm = self.asset.landmarks;
         self.asset.photo.copy_to(&mut self.work)?;
         // Speech lifts the brows too (never a meant raise: the label stays).
-        let brow_lift_px = st.brow_amp.max(talk.brow) * lm.iod();
+        let brow_lifts_px = st.brow_sides.map(|a| a.max(talk.brow) * lm.iod());
+        let brow_lift_px = brow_lifts_px[0].max(brow_lifts_px[1]);
         if brow_lift_px > 0.01 {
-            self.lift_brows(brow_lift_px)?;
+            self.lift_brows(brow_lifts_px)?;
         }
         let jaw_px = talk.mouth * lm.iod();
         if jaw_px > 0.3 {
@@ -803,7 +819,7 @@ impl Generator {
         }
 
         // The brows move along the face's up direction, which the warp rotates with the face.
-        let up = |p: Point| [p[0], p[1] - brow_lift_px];
+        let up = |p: Point, lift: f64| [p[0], p[1] - lift];
         Ok(LabelRow {
             frame: i as u64,
             t_ms,
@@ -811,8 +827,8 @@ impl Generator {
             brows_raised: st.brows_raised,
             le: Some(apply(lm.le)),
             re: Some(apply(lm.re)),
-            lb: Some(apply(up(lm.lb))),
-            rb: Some(apply(up(lm.rb))),
+            lb: Some(apply(up(lm.lb, brow_lifts_px[0]))),
+            rb: Some(apply(up(lm.rb, brow_lifts_px[1]))),
             nose: Some(apply(lm.nose)),
             mid: Some(apply(lm.mid)),
             yaw: Some(talk.yaw),
@@ -861,8 +877,9 @@ impl Generator {
         Ok(())
     }
 
-    /// Moves the skin between eyes and forehead up by `lift` photo pixels at the brows.
-    fn lift_brows(&mut self, lift: f64) -> Result<(), SynthError> {
+    /// Moves the skin between eyes and forehead up by `lifts` photo pixels
+    /// at the brows (the subject's left brow, then right).
+    fn lift_brows(&mut self, lifts: [f64; 2]) -> Result<(), SynthError> {
         let lm = self.asset.landmarks;
         let pad = 2.2 * lm.brow_half_len;
         let top = (lm.lb[1].min(lm.rb[1]) - lm.forehead_span - 2.0).floor();
@@ -883,7 +900,7 @@ impl Generator {
                 #[allow(clippy::cast_precision_loss)]
                 let (x, y) = ((k % w) as f64 + left, (k / w) as f64 + top);
                 let mut d = 0.0;
-                for (brow, eye) in [(lm.lb, lm.le), (lm.rb, lm.re)] {
+                for (brow, eye, lift) in [(lm.lb, lm.le, lifts[0]), (lm.rb, lm.re, lifts[1])] {
                     let wx = (-0.5 * ((x - brow[0]) / lm.brow_half_len).powi(2)).exp();
                     let eye_top = eye[1] - lm.eye_half_h;
                     let wy = if y >= brow[1] {
