@@ -142,6 +142,14 @@ impl Toolbar {
         chosen
     }
 
+    /// Where the toolbar's window goes, its frame and all (points; see
+    /// [`toolbar_place`]): the main window keeps out of it too.
+    #[must_use]
+    pub fn rect(&self, dock: Dock, screen: [f32; 2], menu: egui::Rect) -> egui::Rect {
+        let (at, size, _) = toolbar_place(dock, screen, menu, self.frame);
+        egui::Rect::from_min_size(at.into(), egui::Vec2::from(size) + self.frame)
+    }
+
     /// The toolbar was closed: a window shown again is a new window.
     pub fn hidden(&mut self) {
         self.hinted = false;

@@ -142,7 +142,7 @@ pub struct FacemouseApp {
     name_entered: bool,
     /// The main window was moved out of the docked menu's way (for this
     /// edge), and where it was before (outer position, inner size).
-    menu_cleared: Option<MenuPlace>,
+    menu_cleared: Option<(MenuPlace, bool)>,
     /// The menu's edge as last decided, for (menu, profile's edge, screen).
     dock_chosen: Option<((String, crate::settings::Dock, [u32; 2]), MenuPlace)>,
     main_before_menu: Option<(egui::Rect, egui::Rect)>,
@@ -575,9 +575,10 @@ const MAIN_MIN_SIZE: egui::Vec2 = egui::vec2(300.0, 220.0);
 /// (`menu`, all in points) and, frame and all, on the `screen`: its outer
 /// position and inner size. `None` when it is clear already, or when too
 /// little room would be left.
-fn clear_of_menu(outer: egui::Rect, inner: egui::Rect, menu: egui::Rect, dock: crate::settings::Dock, screen: egui::Vec2) -> Option<(egui::Pos2, egui::Vec2)> {
+fn clear_of_menu(outer: egui::Rect, inner: egui::Rect, menu: egui::Rect, toolbar: Option<egui::Rect>, dock: crate::settings::Dock, screen: egui::Vec2) -> Option<(egui::Pos2, egui::Vec2)> {
     use crate::settings::Dock;
-    if !outer.intersects(menu) {
+    let under_toolbar = |lo: egui::Pos2, hi: egui::Pos2| toolbar.filter(|t| egui::Rect::from_min_max(lo, hi).intersects(t.shrink(0.5)));
+    if !outer.intersects(menu) && under_toolbar(outer.min, outer.max).is_none() {
         return None;
     }
     // The window manager's frame round the inner area.
@@ -588,6 +589,15 @@ fn clear_of_menu(outer: egui::Rect, inner: egui::Rect, menu: egui::Rect, dock: c
         Dock::Top => lo.y = lo.y.max(menu.max.y),
         Dock::Left => lo.x = lo.x.max(menu.max.x),
         Dock::Right => hi.x = hi.x.min(menu.min.x),
+    }
+    // And out of the click toolbar's column, at whichever side it stands
+    // (the window manager keeps a maximized window out of it, not this one).
+    if let Some(t) = under_toolbar(lo, hi) {
+        if t.center().x > f32::midpoint(lo.x, hi.x) {
+            hi.x = hi.x.min(t.min.x);
+        } else {
+            lo.x = lo.x.max(t.max.x);
+        }
     }
     let size = hi - lo - frame_min - frame_max;
     // Its frame on the screen too: a window maximized before the menu came
@@ -1548,7 +1558,8 @@ impl FacemouseApp {
     /// opening and edge; put back when the menu closes.
     fn keep_clear_of_menu(&mut self, ctx: &egui::Context) {
         let place = self.menu_dock_now(ctx);
-        if self.menu_cleared == Some(place) || self.wizard_full_screen {
+        let toolbar_on = self.profile.settings.ui.click_toolbar;
+        if self.menu_cleared == Some((place, toolbar_on)) || self.wizard_full_screen {
             return;
         }
         let Some(screen) = desktop_dwell::screen_points(ctx) else { return };
@@ -1557,12 +1568,13 @@ impl FacemouseApp {
         if ctx.input(|i| i.viewport().minimized.unwrap_or(false)) {
             return;
         }
-        self.menu_cleared = Some(place);
+        self.menu_cleared = Some((place, toolbar_on));
         let menu = self.menu_window_rect(place, screen);
+        let toolbar = toolbar_on.then(|| self.toolbar.rect(place.dock, screen, menu));
         // From where the window was before any menu moved it (the keyboard
         // moves the menu to another edge and back): it never shrinks twice.
         let (outer, inner) = self.main_before_menu.unwrap_or((outer, inner));
-        match clear_of_menu(outer, inner, menu, place.dock, egui::vec2(screen[0], screen[1])) {
+        match clear_of_menu(outer, inner, menu, toolbar, place.dock, egui::vec2(screen[0], screen[1])) {
             Some((pos, inner_size)) => {
                 self.main_before_menu.get_or_insert((outer, inner));
                 ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(pos));
@@ -2182,7 +2194,7 @@ mod tests {
         for dock in [Dock::Bottom, Dock::Top, Dock::Left, Dock::Right] {
             let (at, size) = dock.place(screen);
             let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(size[0], size[1]));
-            let (pos, inner_size) = clear_of_menu(outer, inner, menu, dock, egui::vec2(853.0, 533.0)).expect("room beside the menu");
+            let (pos, inner_size) = clear_of_menu(outer, inner, menu, None, dock, egui::vec2(853.0, 533.0)).expect("room beside the menu");
             let now = egui::Rect::from_min_size(pos, inner_size + egui::vec2(0.0, 20.0));
             assert!(!now.intersects(menu.shrink(0.5)), "{dock:?}: {now:?} against {menu:?}");
             assert!(inner_size.x >= MAIN_MIN_SIZE.x && inner_size.y >= MAIN_MIN_SIZE.y);
@@ -2190,13 +2202,43 @@ mod tests {
         // Clear already: nothing to do. Too little room left: left where it is.
         let menu = r(0.0, 400.0, 853.0, 533.0);
         let on = egui::vec2(853.0, 533.0);
-        assert_eq!(clear_of_menu(r(0.0, 0.0, 853.0, 390.0), r(0.0, 20.0, 853.0, 390.0), menu, Dock::Bottom, on), None);
-        assert_eq!(clear_of_menu(outer, inner, r(0.0, 100.0, 853.0, 533.0), Dock::Bottom, on), None);
+        assert_eq!(clear_of_menu(r(0.0, 0.0, 853.0, 390.0), r(0.0, 20.0, 853.0, 390.0), menu, None, Dock::Bottom, on), None);
+        assert_eq!(clear_of_menu(outer, inner, r(0.0, 100.0, 853.0, 533.0), None, Dock::Bottom, on), None);
         // A window whose frame ran 20 points under the screen's edge comes back onto it.
         let (at, size) = Dock::Right.place(screen);
         let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(size[0], size[1]));
-        let (pos, inner_size) = clear_of_menu(r(0.0, 0.0, 853.0, 553.0), r(0.0, 20.0, 853.0, 553.0), menu, Dock::Right, on).expect("room beside the menu");
+        let (pos, inner_size) = clear_of_menu(r(0.0, 0.0, 853.0, 553.0), r(0.0, 20.0, 853.0, 553.0), menu, None, Dock::Right, on).expect("room beside the menu");
         assert!((pos.y + 20.0 + inner_size.y - 533.0).abs() < 1e-3, "{pos:?} {inner_size:?}");
+    }
+
+    /// With the click toolbar on, the main window keeps out of its column
+    /// as well as out of the menu: started with the menu open, the window
+    /// (not yet maximized) had its fourth column of controls under the
+    /// toolbar.
+    #[test]
+    fn the_main_window_keeps_out_of_the_click_toolbar_beside_the_menu() {
+        use crate::settings::Dock;
+        let r = |x0: f32, y0: f32, x1: f32, y1: f32| egui::Rect::from_min_max(egui::pos2(x0, y0), egui::pos2(x1, y1));
+        let (outer, inner) = (r(0.0, 0.0, 853.0, 533.0), r(0.0, 20.0, 853.0, 533.0));
+        let screen = [853.0, 533.0];
+        let frame = egui::vec2(0.0, 20.0);
+        for dock in [Dock::Bottom, Dock::Top, Dock::Left, Dock::Right] {
+            let menu = desktop_dwell::menu_strip(dock, screen);
+            let (at, size, _) = desktop_dwell::toolbar_place(dock, screen, menu, frame);
+            let toolbar = egui::Rect::from_min_size(at.into(), egui::Vec2::from(size) + frame);
+            let (pos, inner_size) = clear_of_menu(outer, inner, menu, Some(toolbar), dock, egui::vec2(853.0, 533.0)).expect("room beside the menu");
+            let now = egui::Rect::from_min_size(pos, inner_size + frame);
+            assert!(!now.intersects(menu.shrink(0.5)) && !now.intersects(toolbar.shrink(0.5)), "{dock:?}: {now:?} against {menu:?} and {toolbar:?}");
+            assert!(inner_size.x >= MAIN_MIN_SIZE.x && inner_size.y >= MAIN_MIN_SIZE.y);
+            // Without the toolbar, the window keeps the width it had.
+            let (_, wide) = clear_of_menu(outer, inner, menu, None, dock, egui::vec2(853.0, 533.0)).expect("room beside the menu");
+            assert!(wide.x > inner_size.x + 100.0, "{dock:?}: {wide:?} against {inner_size:?}");
+        }
+        // Clear of the menu but under the toolbar: moved out of it too.
+        let menu = r(0.0, 400.0, 853.0, 533.0);
+        let toolbar = r(693.0, 0.0, 853.0, 390.0);
+        let (pos, inner_size) = clear_of_menu(r(0.0, 0.0, 853.0, 390.0), r(0.0, 20.0, 853.0, 390.0), menu, Some(toolbar), Dock::Bottom, egui::vec2(853.0, 533.0)).expect("out of the toolbar");
+        assert!(pos.x + inner_size.x <= 693.0 + 1e-3, "{pos:?} {inner_size:?}");
     }
 
     #[test]
