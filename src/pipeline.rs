@@ -272,7 +272,9 @@ impl Pipeline {
         rec.talking = self.obs.talking;
         rec.pose = pose;
         rec.pointer = Some(self.pointer.position());
-        rec.proc_us = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX);
+        // Less what a replay's frame waited for the face model's training,
+        // which a live frame never does: the figure is the pipeline's work.
+        rec.proc_us = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX).saturating_sub(self.obs.model_wait_us);
         (&self.record, &self.commands)
     }
 }

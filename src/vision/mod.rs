@@ -72,6 +72,10 @@ pub struct Observation {
     pub closure: (f64, f64),
     /// Brow lift above rest in inter-ocular distances, for plots.
     pub brow_lift: f64,
+    /// How long this frame waited for the face model's training (µs): a
+    /// replay waits for it at a set frame, so that every run gives the same
+    /// trace; a live frame never does (`Pipeline::set_live`).
+    pub model_wait_us: u64,
     /// Each brow's lift above its own rest (the subject's left, then right),
     /// for calibration: whether the user's raise lifts both brows.
     pub brow_side_lifts: [f64; 2],
@@ -343,6 +347,7 @@ impl Vision {
         out.eyes_closed = false;
         out.closure = (0.0, 0.0);
         out.brow_side_lifts = [0.0; 2];
+        out.model_wait_us = 0;
         let phase = std::mem::replace(&mut self.phase, Phase::Searching);
         self.phase = match phase {
             Phase::Searching => self.search(frame, t, out)?,
@@ -367,7 +372,10 @@ impl Vision {
         };
         out.carried = None;
         out.blinks_known = self.eyes.knows_closed_eyes();
-        if let Some(head) = self.carry_head(frame, t, out)? {
+        self.carry.waited = std::time::Duration::ZERO;
+        let carried = self.carry_head(frame, t, out)?;
+        out.model_wait_us = u64::try_from(self.carry.waited.as_micros()).unwrap_or(u64::MAX);
+        if let Some(head) = carried {
             // AHM carries: the point between the eyes and the pose, nothing the switch could act on.
             forget_positions(out);
             out.state = TrackState::Carried;
