@@ -24,32 +24,72 @@ pub const CHOICES: [(Action, &str); 6] = [
 ];
 
 /// The toolbar's width, its targets' greatest and least height, and the gap
-/// between them (points).
-const TOOLBAR_WIDTH: f32 = 160.0;
+/// between them and round them (points): the usual, and the least it takes
+/// on a low screen.
+pub const TOOLBAR_WIDTH: f32 = 160.0;
 const TOOLBAR_TARGET_H: f32 = 56.0;
 const TOOLBAR_TARGET_MIN_H: f32 = 30.0;
 const TOOLBAR_GAP: f32 = 8.0;
+const TOOLBAR_MIN_GAP: f32 = 4.0;
+
+/// Where the toolbar's window goes and how its targets are laid out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ToolbarPlace {
+    /// The frame's (x, y) and the inside's (width, height), points.
+    pub at: [f32; 2],
+    pub size: [f32; 2],
+    /// The targets' height and the gap between and round them.
+    pub target_h: f32,
+    pub gap: f32,
+}
+
+/// The least height (points) of the toolbar's column with its window's
+/// `frame`: every target at its least height, the gaps at their least.
+#[must_use]
+pub fn toolbar_min_height(frame: egui::Vec2) -> f32 {
+    let n = CHOICES.len() as f32;
+    n * TOOLBAR_TARGET_MIN_H + (n + 1.0) * TOOLBAR_MIN_GAP + frame.y
+}
 
 /// Where the toolbar goes on a screen of `screen` points, given the edge
 /// the menu docks to and the place of the menu's window there (`menu`,
 /// its frame and all): a column at the right edge (the left one when the
 /// menu docks right), beside, above or below the menu, never over it. Its
-/// targets shrink to fit a low screen (down to `TOOLBAR_TARGET_MIN_H`), and
-/// its window's `frame` (title bar and borders) fits in the room too, which
-/// it did not. Returns the frame's (x, y), the inside's (width, height) and
-/// the targets' height.
+/// targets shrink to fit a low screen (down to `TOOLBAR_TARGET_MIN_H`, the
+/// gaps down to `TOOLBAR_MIN_GAP`), and its window's `frame` (title bar and
+/// borders) fits in the room too. Where a menu at the top or bottom leaves
+/// too little room above or below it (a large zoom on a low screen), the
+/// menu leaves the right edge's column free instead ([`toolbar_reserve`]),
+/// and the toolbar takes it, the screen's height long.
 #[must_use]
-pub fn toolbar_place(dock: Dock, screen: [f32; 2], menu: egui::Rect, frame: egui::Vec2) -> ([f32; 2], [f32; 2], f32) {
+pub fn toolbar_place(dock: Dock, screen: [f32; 2], menu: egui::Rect, frame: egui::Vec2) -> ToolbarPlace {
+    let x = if dock == Dock::Right { 0.0 } else { screen[0] - TOOLBAR_WIDTH - frame.x };
+    let beside = menu.max.x <= x + 0.5;
     let (top, room) = match dock {
+        _ if beside && dock != Dock::Right => (0.0, screen[1]),
         Dock::Top => (menu.max.y, screen[1] - menu.max.y),
         Dock::Bottom => (0.0, menu.min.y),
         Dock::Left | Dock::Right => (0.0, screen[1]),
     };
     let n = CHOICES.len() as f32;
-    let target_h = ((room - frame.y - (n + 1.0) * TOOLBAR_GAP) / n).clamp(TOOLBAR_TARGET_MIN_H, TOOLBAR_TARGET_H);
-    let height = n * target_h + (n + 1.0) * TOOLBAR_GAP;
-    let x = if dock == Dock::Right { 0.0 } else { screen[0] - TOOLBAR_WIDTH - frame.x };
-    ([x, top], [TOOLBAR_WIDTH, height], target_h)
+    let gap = ((room - frame.y - n * TOOLBAR_TARGET_MIN_H) / (n + 1.0)).clamp(TOOLBAR_MIN_GAP, TOOLBAR_GAP);
+    let target_h = ((room - frame.y - (n + 1.0) * gap) / n).clamp(TOOLBAR_TARGET_MIN_H, TOOLBAR_TARGET_H);
+    let height = n * target_h + (n + 1.0) * gap;
+    ToolbarPlace { at: [x, top], size: [TOOLBAR_WIDTH, height], target_h, gap }
+}
+
+/// How much of the right edge (points) a menu docked at the top or bottom
+/// leaves free for the toolbar (with its window's `frame`): none where the
+/// toolbar's column fits above or below the menu (`menu`, where the menu
+/// goes without it), else the column's width.
+#[must_use]
+pub fn toolbar_reserve(dock: Dock, screen: [f32; 2], menu: egui::Rect, frame: egui::Vec2) -> f32 {
+    let room = match dock {
+        Dock::Top => screen[1] - menu.max.y,
+        Dock::Bottom => menu.min.y,
+        Dock::Left | Dock::Right => return 0.0,
+    };
+    if room >= toolbar_min_height(frame) { 0.0 } else { TOOLBAR_WIDTH + frame.x }
 }
 
 /// The rectangle of the strip the menu docks to on `screen` (points): where
@@ -105,7 +145,7 @@ impl Toolbar {
             .with_window_type(egui::X11WindowType::Utility);
         let screen = screen_points(ctx);
         let on = screen.unwrap_or([1280.0, 800.0]);
-        let (at, size, target_h) = toolbar_place(dock, on, menu.unwrap_or_else(|| menu_strip(dock, on)), self.frame);
+        let ToolbarPlace { at, size, target_h, gap } = toolbar_place(dock, on, menu.unwrap_or_else(|| menu_strip(dock, on)), self.frame);
         builder = builder.with_inner_size(size);
         if screen.is_some() {
             builder = builder.with_position(at);
@@ -116,9 +156,9 @@ impl Toolbar {
         let act = &mut self.act;
         let scan = self.scan.clone();
         ctx.show_viewport_immediate(egui::ViewportId::from_hash_of("facemouse-toolbar"), builder, |ui, _class| {
-            let frame = egui::Frame::central_panel(ui.style()).fill(background).inner_margin(TOOLBAR_GAP);
+            let frame = egui::Frame::central_panel(ui.style()).fill(background).inner_margin(gap);
             egui::CentralPanel::default().frame(frame).show(ui, |ui| {
-                ui.spacing_mut().item_spacing.y = TOOLBAR_GAP;
+                ui.spacing_mut().item_spacing.y = gap;
                 for (k, (action, name)) in CHOICES.iter().enumerate() {
                     let on = action == current;
                     let text = RichText::new(if on { format!("• {name}") } else { (*name).to_string() }).size(20.0);
@@ -126,7 +166,7 @@ impl Toolbar {
                     // scanning lights one of these (then that one is).
                     let lit = scan.0.as_ref().map_or(on, |l| l.contains(&k));
                     let b = super::style::target_button(ui, text, lit);
-                    let r = ui.add_sized([TOOLBAR_WIDTH - 2.0 * TOOLBAR_GAP, target_h], b);
+                    let r = ui.add_sized([TOOLBAR_WIDTH - 2.0 * gap, target_h], b);
                     if (act.target(ui, &r, dwell_ms) || scan.1 == Some(k)) && !on {
                         chosen = Some(action.clone());
                     }
@@ -146,8 +186,14 @@ impl Toolbar {
     /// [`toolbar_place`]): the main window keeps out of it too.
     #[must_use]
     pub fn rect(&self, dock: Dock, screen: [f32; 2], menu: egui::Rect) -> egui::Rect {
-        let (at, size, _) = toolbar_place(dock, screen, menu, self.frame);
-        egui::Rect::from_min_size(at.into(), egui::Vec2::from(size) + self.frame)
+        let p = toolbar_place(dock, screen, menu, self.frame);
+        egui::Rect::from_min_size(p.at.into(), egui::Vec2::from(p.size) + self.frame)
+    }
+
+    /// What the window manager's frame adds round the toolbar's inside (points), as last seen.
+    #[must_use]
+    pub fn frame(&self) -> egui::Vec2 {
+        self.frame
     }
 
     /// The toolbar was closed: a window shown again is a new window.
@@ -196,9 +242,9 @@ mod tests {
                 let menu = menu_strip(dock, screen);
                 // No frame, and a title bar of 20 pixels at zoom 1.5.
                 for frame in [egui::Vec2::ZERO, egui::vec2(2.0, 14.0)] {
-                    let (at, size, target_h) = toolbar_place(dock, screen, menu, frame);
-                    assert!(target_h >= TOOLBAR_TARGET_MIN_H, "{dock:?} on {screen:?}");
-                    let bar = egui::Rect::from_min_size(at.into(), egui::Vec2::from(size) + frame);
+                    let p = toolbar_place(dock, screen, menu, frame);
+                    assert!(p.target_h >= TOOLBAR_TARGET_MIN_H && (p.gap - TOOLBAR_GAP).abs() < 1e-3, "{dock:?} on {screen:?}");
+                    let bar = egui::Rect::from_min_size(p.at.into(), egui::Vec2::from(p.size) + frame);
                     assert!(!bar.intersects(menu.shrink(0.5)), "{dock:?} on {screen:?} ({frame:?}): {bar:?} over the menu {menu:?}");
                     assert!(bar.min.x >= 0.0 && bar.min.y >= 0.0 && bar.max.x <= screen[0] + 1e-3 && bar.max.y <= screen[1] + 1e-3, "{dock:?} on {screen:?} ({frame:?}): {bar:?}");
                 }

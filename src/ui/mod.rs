@@ -474,9 +474,12 @@ const MENU_MIN_SIDE: f32 = 200.0;
 /// zoom 2.5 on a 1280×800 screen the bottom strip is 128 points, the inside
 /// was made 200 at the strip's top, and its lower 80 points, the menu's
 /// navigation row with Close among them, lay under the screen's edge.
-fn menu_window_geometry(place: MenuPlace, screen: [f32; 2], frame: egui::Vec2) -> ([f32; 2], [f32; 2]) {
+/// A menu at the top or bottom leaves `reserve` points of the right edge
+/// free (the click toolbar's column, where it does not fit above or below).
+fn menu_window_geometry(place: MenuPlace, screen: [f32; 2], frame: egui::Vec2, reserve: f32) -> ([f32; 2], [f32; 2]) {
     let (mut at, size) = place.place(screen);
-    let inside = [(size[0] - frame.x).max(MENU_MIN_SIDE).min(screen[0] - frame.x), (size[1] - frame.y).max(MENU_MIN_SIDE).min(screen[1] - frame.y)];
+    let reserve = if place.wide() { reserve } else { 0.0 };
+    let inside = [(size[0] - frame.x).max(MENU_MIN_SIDE).min(screen[0] - frame.x - reserve), (size[1] - frame.y).max(MENU_MIN_SIDE).min(screen[1] - frame.y)];
     match place.dock {
         crate::settings::Dock::Bottom => at[1] = (screen[1] - inside[1] - frame.y).max(0.0),
         crate::settings::Dock::Right => at[0] = (screen[0] - inside[0] - frame.x).max(0.0),
@@ -1467,7 +1470,7 @@ impl FacemouseApp {
             // The position is the frame's; the size the inside's: the frame's
             // title bar took the strip's last 20 pixels off the screen (a
             // side dock's navigation row under the screen's edge).
-            let (at, inside) = menu_window_geometry(place, screen, self.menu_frame);
+            let (at, inside) = self.menu_window_geometry(place, screen);
             builder = builder.with_position(at).with_inner_size(inside);
             self.menu.wide = place.wide();
         }
@@ -1540,8 +1543,24 @@ impl FacemouseApp {
     /// The menu window's place at `place` on a `screen` (points), its frame
     /// and all (see [`menu_window_geometry`]).
     fn menu_window_rect(&self, place: MenuPlace, screen: [f32; 2]) -> egui::Rect {
-        let (at, inside) = menu_window_geometry(place, screen, self.menu_frame);
+        let (at, inside) = self.menu_window_geometry(place, screen);
         egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + self.menu_frame)
+    }
+
+    /// The menu window's frame place and inside size at `place` on a
+    /// `screen` (see [`menu_window_geometry`]), leaving the click toolbar
+    /// (when shown) the right edge's column where it fits neither above
+    /// nor below the menu (zoom 3 on a 1280×720 screen: 33 points above a
+    /// bottom menu, and its targets lay over the menu's right side).
+    fn menu_window_geometry(&self, place: MenuPlace, screen: [f32; 2]) -> ([f32; 2], [f32; 2]) {
+        let plain = menu_window_geometry(place, screen, self.menu_frame, 0.0);
+        if !self.profile.settings.ui.click_toolbar {
+            return plain;
+        }
+        let (at, inside) = plain;
+        let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + self.menu_frame);
+        let reserve = desktop_dwell::toolbar_reserve(place.dock, screen, menu, self.toolbar.frame());
+        if reserve > 0.0 { menu_window_geometry(place, screen, self.menu_frame, reserve) } else { plain }
     }
 
     /// The main window back where it was before the menu pushed it aside (if it did).
@@ -2172,7 +2191,7 @@ mod tests {
             for dock in [Dock::Bottom, Dock::Top, Dock::Right, Dock::Left] {
                 let place = MenuPlace::at(dock);
                 let (strip_at, strip) = place.place(screen);
-                let (at, inside) = menu_window_geometry(place, screen, frame);
+                let (at, inside) = menu_window_geometry(place, screen, frame, 0.0);
                 let outer = [inside[0] + frame.x, inside[1] + frame.y];
                 assert!(at[0] >= 0.0 && at[1] >= 0.0 && at[0] + outer[0] <= screen[0] + 1e-3 && at[1] + outer[1] <= screen[1] + 1e-3, "{dock:?} on {screen:?}: {at:?} {outer:?}");
                 let across = usize::from(matches!(dock, Dock::Top | Dock::Bottom));
@@ -2211,6 +2230,40 @@ mod tests {
         assert!((pos.y + 20.0 + inner_size.y - 533.0).abs() < 1e-3, "{pos:?} {inner_size:?}");
     }
 
+    /// A large zoom on a low screen: above or below a menu at the top or
+    /// bottom there is no room for the toolbar's column (zoom 3 on
+    /// 1280×720: 33 points above the menu; its six targets at their least
+    /// took 236 and lay over the menu's right side, which no dwell could
+    /// reach). The menu then leaves the right edge's column free, and the
+    /// toolbar takes it: neither covers the other, both stay on the screen,
+    /// and every target keeps its least height. Where it fits, nothing moves.
+    #[test]
+    fn on_a_low_screen_the_toolbar_goes_beside_the_menu_and_neither_covers_the_other() {
+        use crate::settings::Dock;
+        for (screen, zoom, low) in [([1280.0, 720.0], 3.0, true), ([1024.0, 768.0], 3.0, true), ([1366.0, 768.0], 2.5, true), ([1280.0, 800.0], 1.5, false), ([1920.0, 1080.0], 2.0, false)] {
+            let on = [screen[0] / zoom, screen[1] / zoom];
+            // A 20-pixel title bar and 1-pixel borders.
+            let frame = egui::vec2(2.0 / zoom, 21.0 / zoom);
+            for dock in [Dock::Bottom, Dock::Top] {
+                let place = MenuPlace::at(dock);
+                let geometry = |reserve| {
+                    let (at, inside) = menu_window_geometry(place, on, frame, reserve);
+                    egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + frame)
+                };
+                let reserve = desktop_dwell::toolbar_reserve(dock, on, geometry(0.0), frame);
+                assert_eq!(reserve > 0.0, low, "{dock:?} on {screen:?} at {zoom}: {reserve}");
+                let menu = geometry(reserve);
+                let p = desktop_dwell::toolbar_place(dock, on, menu, frame);
+                let bar = egui::Rect::from_min_size(p.at.into(), egui::Vec2::from(p.size) + frame);
+                assert!(!bar.intersects(menu.shrink(0.5)), "{dock:?} on {screen:?} at {zoom}: the toolbar {bar:?} over the menu {menu:?}");
+                let whole = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(on[0], on[1])).expand(1e-3);
+                assert!(whole.contains_rect(bar) && whole.contains_rect(menu), "{dock:?} on {screen:?} at {zoom}: {bar:?} {menu:?}");
+                assert!(p.target_h >= 30.0 - 1e-3 && p.gap >= 4.0 - 1e-3, "{dock:?} on {screen:?} at {zoom}: {p:?}");
+                assert!(menu.width() >= 0.5 * on[0], "{dock:?} on {screen:?} at {zoom}: the menu keeps most of the width: {menu:?}");
+            }
+        }
+    }
+
     /// With the click toolbar on, the main window keeps out of its column
     /// as well as out of the menu: started with the menu open, the window
     /// (not yet maximized) had its fourth column of controls under the
@@ -2224,8 +2277,8 @@ mod tests {
         let frame = egui::vec2(0.0, 20.0);
         for dock in [Dock::Bottom, Dock::Top, Dock::Left, Dock::Right] {
             let menu = desktop_dwell::menu_strip(dock, screen);
-            let (at, size, _) = desktop_dwell::toolbar_place(dock, screen, menu, frame);
-            let toolbar = egui::Rect::from_min_size(at.into(), egui::Vec2::from(size) + frame);
+            let p = desktop_dwell::toolbar_place(dock, screen, menu, frame);
+            let toolbar = egui::Rect::from_min_size(p.at.into(), egui::Vec2::from(p.size) + frame);
             let (pos, inner_size) = clear_of_menu(outer, inner, menu, Some(toolbar), dock, egui::vec2(853.0, 533.0)).expect("room beside the menu");
             let now = egui::Rect::from_min_size(pos, inner_size + frame);
             assert!(!now.intersects(menu.shrink(0.5)) && !now.intersects(toolbar.shrink(0.5)), "{dock:?}: {now:?} against {menu:?} and {toolbar:?}");
