@@ -141,7 +141,8 @@ pub struct FacemouseApp {
     /// Enter was selected on the menu's keyboard while naming.
     name_entered: bool,
     /// The main window was moved out of the docked menu's way (for this
-    /// edge), and where it was before (outer position, inner size).
+    /// edge, and with the click toolbar shown or not), and where it was
+    /// before (outer position, inner size).
     menu_cleared: Option<(MenuPlace, bool)>,
     /// The menu's edge as last decided, for (menu, profile's edge, screen).
     dock_chosen: Option<((String, crate::settings::Dock, [u32; 2]), MenuPlace)>,
@@ -575,9 +576,10 @@ fn typing_dock(dock: crate::settings::Dock, current: &str, keys: usize, screen: 
 const MAIN_MIN_SIZE: egui::Vec2 = egui::vec2(300.0, 220.0);
 
 /// Where the main window goes to lie clear of the menu docked at `dock`
-/// (`menu`, all in points) and, frame and all, on the `screen`: its outer
-/// position and inner size. `None` when it is clear already, or when too
-/// little room would be left.
+/// (`menu`, all in points) and of the click toolbar (`toolbar`, when it is
+/// shown) and, frame and all, on the `screen`: its outer position and inner
+/// size. `None` when it is clear already, or when too little room would be
+/// left.
 fn clear_of_menu(outer: egui::Rect, inner: egui::Rect, menu: egui::Rect, toolbar: Option<egui::Rect>, dock: crate::settings::Dock, screen: egui::Vec2) -> Option<(egui::Pos2, egui::Vec2)> {
     use crate::settings::Dock;
     let under_toolbar = |lo: egui::Pos2, hi: egui::Pos2| toolbar.filter(|t| egui::Rect::from_min_max(lo, hi).intersects(t.shrink(0.5)));
