@@ -27,6 +27,9 @@ pub const CHOICES: [(Action, &str); 6] = [
 /// between them and round them (points): the usual, and the least it takes
 /// on a low screen.
 pub const TOOLBAR_WIDTH: f32 = 160.0;
+/// Beside a menu at a side of a narrow screen, the toolbar is made narrower,
+/// down to this (its longest label, "Double click", takes about 110).
+const TOOLBAR_MIN_WIDTH: f32 = 130.0;
 const TOOLBAR_TARGET_H: f32 = 56.0;
 const TOOLBAR_TARGET_MIN_H: f32 = 30.0;
 const TOOLBAR_GAP: f32 = 8.0;
@@ -60,10 +63,19 @@ pub fn toolbar_min_height(frame: egui::Vec2) -> f32 {
 /// borders) fits in the room too. Where a menu at the top or bottom leaves
 /// too little room above or below it (a large zoom on a low screen), the
 /// menu leaves the right edge's column free instead ([`toolbar_reserve`]),
-/// and the toolbar takes it, the screen's height long.
+/// and the toolbar takes it, the screen's height long. Beside a menu at a
+/// side it is made narrower where the screen is (zoom 3 on 1024×768: a
+/// menu at least 200 points wide and the toolbar's 160 overlapped by 21),
+/// down to `TOOLBAR_MIN_WIDTH`.
 #[must_use]
 pub fn toolbar_place(dock: Dock, screen: [f32; 2], menu: egui::Rect, frame: egui::Vec2) -> ToolbarPlace {
-    let x = if dock == Dock::Right { 0.0 } else { screen[0] - TOOLBAR_WIDTH - frame.x };
+    let width = match dock {
+        Dock::Left => screen[0] - menu.max.x - frame.x,
+        Dock::Right => menu.min.x - frame.x,
+        Dock::Top | Dock::Bottom => TOOLBAR_WIDTH,
+    }
+    .clamp(TOOLBAR_MIN_WIDTH, TOOLBAR_WIDTH);
+    let x = if dock == Dock::Right { 0.0 } else { screen[0] - width - frame.x };
     let beside = menu.max.x <= x + 0.5;
     let (top, room) = match dock {
         _ if beside && dock != Dock::Right => (0.0, screen[1]),
@@ -75,7 +87,7 @@ pub fn toolbar_place(dock: Dock, screen: [f32; 2], menu: egui::Rect, frame: egui
     let gap = ((room - frame.y - n * TOOLBAR_TARGET_MIN_H) / (n + 1.0)).clamp(TOOLBAR_MIN_GAP, TOOLBAR_GAP);
     let target_h = ((room - frame.y - (n + 1.0) * gap) / n).clamp(TOOLBAR_TARGET_MIN_H, TOOLBAR_TARGET_H);
     let height = n * target_h + (n + 1.0) * gap;
-    ToolbarPlace { at: [x, top], size: [TOOLBAR_WIDTH, height], target_h, gap }
+    ToolbarPlace { at: [x, top], size: [width, height], target_h, gap }
 }
 
 /// How much of the right edge (points) a menu docked at the top or bottom
@@ -146,6 +158,7 @@ impl Toolbar {
         let screen = screen_points(ctx);
         let on = screen.unwrap_or([1280.0, 800.0]);
         let ToolbarPlace { at, size, target_h, gap } = toolbar_place(dock, on, menu.unwrap_or_else(|| menu_strip(dock, on)), self.frame);
+        let target_w = size[0] - 2.0 * gap;
         builder = builder.with_inner_size(size);
         if screen.is_some() {
             builder = builder.with_position(at);
@@ -166,7 +179,7 @@ impl Toolbar {
                     // scanning lights one of these (then that one is).
                     let lit = scan.0.as_ref().map_or(on, |l| l.contains(&k));
                     let b = super::style::target_button(ui, text, lit);
-                    let r = ui.add_sized([TOOLBAR_WIDTH - 2.0 * gap, target_h], b);
+                    let r = ui.add_sized([target_w, target_h], b);
                     if (act.target(ui, &r, dwell_ms) || scan.1 == Some(k)) && !on {
                         chosen = Some(action.clone());
                     }

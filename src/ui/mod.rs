@@ -2239,6 +2239,9 @@ mod tests {
     /// reach). The menu then leaves the right edge's column free, and the
     /// toolbar takes it: neither covers the other, both stay on the screen,
     /// and every target keeps its least height. Where it fits, nothing moves.
+    /// Beside a menu at a side of a narrow screen (zoom 3 on 1024×768: the
+    /// menu at least 200 points wide, the toolbar 160, of 341), the toolbar
+    /// is made narrower; it overlapped the menu by 21 points.
     #[test]
     fn on_a_low_screen_the_toolbar_goes_beside_the_menu_and_neither_covers_the_other() {
         use crate::settings::Dock;
@@ -2246,22 +2249,29 @@ mod tests {
             let on = [screen[0] / zoom, screen[1] / zoom];
             // A 20-pixel title bar and 1-pixel borders.
             let frame = egui::vec2(2.0 / zoom, 21.0 / zoom);
-            for dock in [Dock::Bottom, Dock::Top] {
+            for dock in [Dock::Bottom, Dock::Top, Dock::Left, Dock::Right] {
                 let place = MenuPlace::at(dock);
                 let geometry = |reserve| {
                     let (at, inside) = menu_window_geometry(place, on, frame, reserve);
                     egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + frame)
                 };
                 let reserve = desktop_dwell::toolbar_reserve(dock, on, geometry(0.0), frame);
-                assert_eq!(reserve > 0.0, low, "{dock:?} on {screen:?} at {zoom}: {reserve}");
+                assert_eq!(reserve > 0.0, low && place.wide(), "{dock:?} on {screen:?} at {zoom}: {reserve}");
                 let menu = geometry(reserve);
                 let p = desktop_dwell::toolbar_place(dock, on, menu, frame);
                 let bar = egui::Rect::from_min_size(p.at.into(), egui::Vec2::from(p.size) + frame);
                 assert!(!bar.intersects(menu.shrink(0.5)), "{dock:?} on {screen:?} at {zoom}: the toolbar {bar:?} over the menu {menu:?}");
                 let whole = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(on[0], on[1])).expand(1e-3);
                 assert!(whole.contains_rect(bar) && whole.contains_rect(menu), "{dock:?} on {screen:?} at {zoom}: {bar:?} {menu:?}");
-                assert!(p.target_h >= 30.0 - 1e-3 && p.gap >= 4.0 - 1e-3, "{dock:?} on {screen:?} at {zoom}: {p:?}");
-                assert!(menu.width() >= 0.5 * on[0], "{dock:?} on {screen:?} at {zoom}: the menu keeps most of the width: {menu:?}");
+                assert!(p.target_h >= 30.0 - 1e-3 && p.gap >= 4.0 - 1e-3 && p.size[0] >= 130.0 - 1e-3, "{dock:?} on {screen:?} at {zoom}: {p:?}");
+                if place.wide() {
+                    assert!(menu.width() >= 0.5 * on[0], "{dock:?} on {screen:?} at {zoom}: the menu keeps most of the width: {menu:?}");
+                } else {
+                    assert!(menu.width() >= MENU_MIN_SIDE, "{dock:?} on {screen:?} at {zoom}: {menu:?}");
+                }
+                if !low {
+                    assert!((p.size[0] - desktop_dwell::TOOLBAR_WIDTH).abs() < 1e-3, "{dock:?} on {screen:?} at {zoom}: its usual width where there is room: {p:?}");
+                }
             }
         }
     }
