@@ -33,7 +33,7 @@ pub struct BrowHeight {
     /// open and seen (as `from_tracked_eye`): the subject's left, then
     /// right. A meant raise lifts both brows about alike (on the
     /// development clips and every copy of them the lesser lift was at
-    /// least 0.70 of the greater); a lift of one brow alone is a brow
+    /// least 0.70 of the greater, as the raise fired); a lift of one brow alone is a brow
     /// tracked onto something else, or a one-sided expression
     /// (`BrowTiming::together`).
     pub sides: Option<[f64; 2]>,
@@ -727,9 +727,9 @@ mod tests {
     }
 
     /// A raise lifts both brows. One brow that rises alone (a face-maker's
-    /// cocked brow on the real talking set: 0.18 against 0.0; a brow
-    /// tracked onto the hair line of a small face rolling at 9 fps: 0.046
-    /// against 0.09) does not click, unless the profile lets one brow do
+    /// cocked brow on the real talking set: 0.17 against 0.001; a brow
+    /// tracked onto the hair line of a small face rolling at 9 fps: 0.035
+    /// against 0.069) does not click, unless the profile lets one brow do
     /// (a person who can raise one only). A raise whose second brow follows
     /// a frame late fires once both are up.
     #[test]

@@ -389,7 +389,8 @@ pub const SKULL_LIFT_SHARE: f64 = 0.5;
 /// against its own rest level) at least this share of the greater's, when
 /// the raise fires. Set from the development clips' raises (17, the
 /// lesser at 0.86 of the greater at least) with room for the copies' noise;
-/// on every check set's copies of them (192 raises) the least was 0.71.
+/// on every check set's copies of them (160 raises) the least was 0.71, on
+/// generated expressive talking (15) 0.96.
 /// Two false raises there were one-sided: a brow tracked onto the hair
 /// line of a small moving face (0.51) and a face-maker's cocked brow (0.0).
 pub const BROWS_TOGETHER: f64 = 0.6;
