@@ -358,7 +358,6 @@ impl Vision {
         let (e, up) = axes(tr.right.eye, tr.left.eye);
         let mut lift_sum = 0.0;
         let mut skull_sum = 0.0;
-        let mut tracked_sum = Some(0.0);
         let mut lift_n = 0;
         let mut sides = Some([0.0; 2]);
         let closures = [self.eyes.last_closure.0, self.eyes.last_closure.1];
@@ -381,7 +380,6 @@ impl Vision {
                     // (`BrowHeight::sides`).
                     let open = side.eye_score >= POSITION_FLOOR && closure < EYE_REARM;
                     let height = dot(sub(side.brow, side.eye), up) / brow_scale;
-                    tracked_sum = tracked_sum.filter(|_| open).map(|sum| sum + height);
                     sides = sides.filter(|_| open).map(|mut s| {
                         s[k] = height;
                         s
@@ -394,7 +392,7 @@ impl Vision {
         let brow_dist = (reliable && lift_n == 2).then(|| brows::BrowHeight {
             from_eye: lift_sum / 2.0,
             from_feature: skull_sum / 2.0,
-            from_tracked_eye: tracked_sum.map(|sum| sum / 2.0),
+            from_tracked_eye: sides.map(|s| (s[0] + s[1]) / 2.0),
             sides,
         });
         let brow_timing = brows::BrowTiming {
