@@ -289,9 +289,9 @@ pub struct Carrier {
     training: Option<(f64, Receiver<Trained>)>,
     /// Training failed or could not start: not asked again in this session.
     refused: bool,
-    /// How long the last [`Self::receive`] waited for the training thread
-    /// (a replay only: a live frame never waits).
-    pub waited: std::time::Duration,
+    /// How long [`Self::receive`] waited for the training thread since
+    /// [`Self::take_waited`] (a replay only: a live frame never waits).
+    waited: std::time::Duration,
     model: Option<(Ahm, PhotoLandmarks)>,
     /// Following: the pivot, the last hidden state and the eye distance (px).
     follow: Option<(Point, DVector<f64>, f64)>,
@@ -357,9 +357,8 @@ impl Carrier {
     /// clock since it was asked: waiting for the thread if it is not done
     /// (`wait`, a replay: the same trace every time), or on a later frame
     /// (live: a frame never waits). Returns whether a model arrived on this
-    /// call; how long it waited is `waited`.
+    /// call; how long it waited, [`Self::take_waited`].
     pub fn receive(&mut self, t_ms: f64, after_ms: f64, wait: bool) -> bool {
-        self.waited = std::time::Duration::ZERO;
         let Some((asked, rx)) = &self.training else { return false };
         if t_ms - asked < after_ms {
             return false;
@@ -367,7 +366,7 @@ impl Carrier {
         let answer = if wait {
             let start = std::time::Instant::now();
             let answer = rx.recv().map_err(|_| ());
-            self.waited = start.elapsed();
+            self.waited += start.elapsed();
             answer
         } else {
             match rx.try_recv() {
@@ -393,6 +392,12 @@ impl Carrier {
                 false
             }
         }
+    }
+
+    /// How long a replay's frame waited for the training since this was
+    /// last asked (zero if it did not), and from now on none.
+    pub fn take_waited(&mut self) -> std::time::Duration {
+        std::mem::take(&mut self.waited)
     }
 
     /// Starts following a frontal head whose point between the eyes is at
@@ -650,10 +655,11 @@ mod tests {
         assert!(!c.receive(2999.0, 2000.0, true), "not before its time");
         // Live, a frame does not wait for the thread (rendering 133 views takes a second).
         assert!(!c.receive(3000.0, 2000.0, false) && !c.trained(), "live: taken on a later frame");
-        assert_eq!(c.waited, std::time::Duration::ZERO, "live: no wait");
+        assert_eq!(c.take_waited(), std::time::Duration::ZERO, "live: no wait");
         assert!(c.receive(3000.0, 2000.0, true) && c.trained(), "at its time, waiting for the thread");
         // The wait is known, and left out of the frame's time (`Pipeline`).
-        assert!(c.waited > std::time::Duration::ZERO, "{:?}", c.waited);
+        let waited = c.take_waited();
+        assert!(waited > std::time::Duration::ZERO && c.take_waited() == std::time::Duration::ZERO, "{waited:?}");
         c.start(p(row.mid), dist(p(row.le), p(row.re)));
         let s = c.step(&gray, 2).expect("step").expect("following");
         assert!(dist(s.mid, p(row.mid)) < 0.1 * dist(p(row.le), p(row.re)), "{s:?} against {:?}", row.mid);

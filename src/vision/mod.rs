@@ -372,9 +372,9 @@ impl Vision {
         };
         out.carried = None;
         out.blinks_known = self.eyes.knows_closed_eyes();
-        self.carry.waited = std::time::Duration::ZERO;
-        let carried = self.carry_head(frame, t, out)?;
-        out.model_wait_us = u64::try_from(self.carry.waited.as_micros()).unwrap_or(u64::MAX);
+        let carried = self.carry_head(frame, t, out);
+        out.model_wait_us = u64::try_from(self.carry.take_waited().as_micros()).unwrap_or(u64::MAX);
+        let carried = carried?;
         if let Some(head) = carried {
             // AHM carries: the point between the eyes and the pose, nothing the switch could act on.
             forget_positions(out);
