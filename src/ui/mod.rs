@@ -489,6 +489,12 @@ fn menu_window_geometry(place: MenuPlace, screen: [f32; 2], frame: egui::Vec2, r
     (at, inside)
 }
 
+/// The menu window's rectangle, frame and all, from its frame's place `at`,
+/// its `inside` and its `frame` (see [`menu_window_geometry`]).
+fn menu_outer_rect((at, inside): ([f32; 2], [f32; 2]), frame: egui::Vec2) -> egui::Rect {
+    egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + frame)
+}
+
 /// The menu panel for a profile's `settings`, with its menus `nav` kept in
 /// `dir` (`read_only`: why they are not saved).
 fn menu_panel_for(nav: Navigator, dir: std::path::PathBuf, settings: &crate::profile::Settings, read_only: Option<String>) -> MenuPanel {
@@ -1545,8 +1551,7 @@ impl FacemouseApp {
     /// The menu window's place at `place` on a `screen` (points), its frame
     /// and all (see [`menu_window_geometry`]).
     fn menu_window_rect(&self, place: MenuPlace, screen: [f32; 2]) -> egui::Rect {
-        let (at, inside) = self.menu_window_geometry(place, screen);
-        egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + self.menu_frame)
+        menu_outer_rect(self.menu_window_geometry(place, screen), self.menu_frame)
     }
 
     /// The menu window's frame place and inside size at `place` on a
@@ -1559,9 +1564,7 @@ impl FacemouseApp {
         if !self.profile.settings.ui.click_toolbar {
             return plain;
         }
-        let (at, inside) = plain;
-        let menu = egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + self.menu_frame);
-        let reserve = desktop_dwell::toolbar_reserve(place.dock, screen, menu, self.toolbar.frame());
+        let reserve = desktop_dwell::toolbar_reserve(place.dock, screen, menu_outer_rect(plain, self.menu_frame), self.toolbar.frame());
         if reserve > 0.0 { menu_window_geometry(place, screen, self.menu_frame, reserve) } else { plain }
     }
 
@@ -2251,10 +2254,7 @@ mod tests {
             let frame = egui::vec2(2.0 / zoom, 21.0 / zoom);
             for dock in [Dock::Bottom, Dock::Top, Dock::Left, Dock::Right] {
                 let place = MenuPlace::at(dock);
-                let geometry = |reserve| {
-                    let (at, inside) = menu_window_geometry(place, on, frame, reserve);
-                    egui::Rect::from_min_size(egui::pos2(at[0], at[1]), egui::vec2(inside[0], inside[1]) + frame)
-                };
+                let geometry = |reserve| menu_outer_rect(menu_window_geometry(place, on, frame, reserve), frame);
                 let reserve = desktop_dwell::toolbar_reserve(dock, on, geometry(0.0), frame);
                 assert_eq!(reserve > 0.0, low && place.wide(), "{dock:?} on {screen:?} at {zoom}: {reserve}");
                 let menu = geometry(reserve);
