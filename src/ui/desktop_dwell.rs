@@ -54,6 +54,17 @@ pub fn toolbar_min_height(frame: egui::Vec2) -> f32 {
     n * TOOLBAR_TARGET_MIN_H + (n + 1.0) * TOOLBAR_MIN_GAP + frame.y
 }
 
+/// Where a column goes above or below a menu at the top or bottom (`menu`,
+/// its window's frame and all) on a `screen` (points): its top and the
+/// height it has there. `None` for a menu at a side (the whole height).
+fn room_off_menu(dock: Dock, screen: [f32; 2], menu: egui::Rect) -> Option<(f32, f32)> {
+    match dock {
+        Dock::Top => Some((menu.max.y, screen[1] - menu.max.y)),
+        Dock::Bottom => Some((0.0, menu.min.y)),
+        Dock::Left | Dock::Right => None,
+    }
+}
+
 /// Where the toolbar goes on a screen of `screen` points, given the edge
 /// the menu docks to and the place of the menu's window there (`menu`,
 /// its frame and all): a column at the right edge (the left one when the
@@ -76,13 +87,9 @@ pub fn toolbar_place(dock: Dock, screen: [f32; 2], menu: egui::Rect, frame: egui
     }
     .clamp(TOOLBAR_MIN_WIDTH, TOOLBAR_WIDTH);
     let x = if dock == Dock::Right { 0.0 } else { screen[0] - width - frame.x };
+    // Beside a menu at the top or bottom that leaves it the right edge: the whole height.
     let beside = menu.max.x <= x + 0.5;
-    let (top, room) = match dock {
-        _ if beside && dock != Dock::Right => (0.0, screen[1]),
-        Dock::Top => (menu.max.y, screen[1] - menu.max.y),
-        Dock::Bottom => (0.0, menu.min.y),
-        Dock::Left | Dock::Right => (0.0, screen[1]),
-    };
+    let (top, room) = room_off_menu(dock, screen, menu).filter(|_| !beside).unwrap_or((0.0, screen[1]));
     let n = CHOICES.len() as f32;
     let gap = ((room - frame.y - n * TOOLBAR_TARGET_MIN_H) / (n + 1.0)).clamp(TOOLBAR_MIN_GAP, TOOLBAR_GAP);
     let target_h = ((room - frame.y - (n + 1.0) * gap) / n).clamp(TOOLBAR_TARGET_MIN_H, TOOLBAR_TARGET_H);
@@ -96,12 +103,10 @@ pub fn toolbar_place(dock: Dock, screen: [f32; 2], menu: egui::Rect, frame: egui
 /// goes without it), else the column's width.
 #[must_use]
 pub fn toolbar_reserve(dock: Dock, screen: [f32; 2], menu: egui::Rect, frame: egui::Vec2) -> f32 {
-    let room = match dock {
-        Dock::Top => screen[1] - menu.max.y,
-        Dock::Bottom => menu.min.y,
-        Dock::Left | Dock::Right => return 0.0,
-    };
-    if room >= toolbar_min_height(frame) { 0.0 } else { TOOLBAR_WIDTH + frame.x }
+    match room_off_menu(dock, screen, menu) {
+        Some((_, room)) if room < toolbar_min_height(frame) => TOOLBAR_WIDTH + frame.x,
+        _ => 0.0,
+    }
 }
 
 /// The rectangle of the strip the menu docks to on `screen` (points): where
