@@ -392,7 +392,7 @@ impl Vision {
         let brow_dist = (reliable && lift_n == 2).then(|| brows::BrowHeight {
             from_eye: lift_sum / 2.0,
             from_feature: skull_sum / 2.0,
-            from_tracked_eye: sides.map(|s| (s[0] + s[1]) / 2.0),
+            from_tracked_eye: sides.map(|s| f64::midpoint(s[0], s[1])),
             sides,
         });
         let brow_timing = brows::BrowTiming {
