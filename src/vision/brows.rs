@@ -98,6 +98,11 @@ pub struct BrowSwitch {
     /// Whether rest must be seen on two frames in a row before it counts
     /// (since the eyes last shut; see [`Self::eyes_shut`]).
     rearm: Rearm,
+    /// When a blink was last given, and when, since then, the brows were
+    /// last seen at rest against the skull while the lids settled (see
+    /// [`Self::at_rest_against_skull`]).
+    blink_at: Option<f64>,
+    skull_rest_at: Option<f64>,
     /// The last measured frame had left rest (past `off`) soon after being
     /// at rest, but not yet reached `on`: a raise may be beginning.
     leaving: bool,
@@ -138,7 +143,7 @@ impl BrowSwitch {
         // that had fired began again: a second click where the user rested).
         self.last_lift = steady_lift;
         // Soon enough after the brows were last at rest for a raise to start.
-        let from_rest = self.at_rest.is_some_and(|r| t_ms - r <= BROW_ONSET_MS);
+        let from_rest = self.at_rest.or(self.skull_rest_at).is_some_and(|r| t_ms - r <= BROW_ONSET_MS);
         self.leaving = warm && self.raised_at.is_none() && (timing.off..timing.on).contains(&lift) && from_rest;
         if let Some(since) = self.raised_at {
             self.raise_peak = self.raise_peak.max(lift);
@@ -217,6 +222,29 @@ impl BrowSwitch {
         self.raised()
     }
 
+    /// The eyes are open but their lids still settle (a closure over
+    /// `BROW_EYES_BUSY` just after a blink), so the brows are not measured
+    /// against the eyes; their height above the feature, which the lids do
+    /// not move, can still show them at rest. A raise begun as the lids come
+    /// back (p2 raises her brows a tenth of a second after a blink) then
+    /// starts from there; brows that rise with the blink are not at rest
+    /// there, and must come down first as before.
+    pub fn at_rest_against_skull(&mut self, height: Option<BrowHeight>, t_ms: f64, timing: BrowTiming) {
+        let Some(h) = height else { return };
+        // Only as the lids come back from a blink that was given: a shallow
+        // blink the eye state did not take lifts some people's brows with
+        // it (zju-s16), and rest seen as its lids fell is no rest.
+        let settling = self.blink_at.is_some_and(|b| t_ms - b <= BROW_ONSET_MS);
+        if !settling || self.raised_at.is_some() || self.rest.covered_ms() < BROW_WARMUP_MS {
+            return;
+        }
+        let skull_lift = h.from_feature - self.skull_rest.median();
+        tracing::trace!("brows: t {t_ms:.0} lids settling, against the skull {skull_lift:.3}");
+        if skull_lift < timing.off {
+            self.skull_rest_at = Some(t_ms);
+        }
+    }
+
     /// The eyes are shut: the brow measure moves with the lids, so a new
     /// raise must be seen to start from rest once they reopen, and rest
     /// must be seen on two measured frames in a row. As the lids reopen the
@@ -232,6 +260,7 @@ impl BrowSwitch {
     /// dropped too: what moved the measure (a blink, talking) lifted it.
     fn start_from_rest_again(&mut self) {
         self.eyes_shut();
+        self.skull_rest_at = None;
         self.above_since = None;
         self.leaving = false;
     }
@@ -257,6 +286,7 @@ impl BrowSwitch {
         self.tracked_rest.clear();
         self.side_rest.iter_mut().for_each(RobustWindow::clear);
         (self.above_since, self.raised_at, self.released_at, self.at_rest) = (None, None, None, None);
+        (self.blink_at, self.skull_rest_at) = (None, None);
         self.rearm = Rearm::Armed;
         self.leaving = false;
         self.last_lift = 0.0;
@@ -327,6 +357,8 @@ impl Brows {
             // A blink moves the brow measure: a raise must be seen to start from rest afterwards.
             if eyes == EyesNow::Closing {
                 self.open.eyes_shut();
+            } else if eyes == EyesNow::Open {
+                self.open.at_rest_against_skull(dist, t_ms, timing);
             }
             self.open.update(None, t_ms, timing, events);
             match self.look.as_mut() {
@@ -370,8 +402,9 @@ impl Brows {
     /// with the lids. At 10 fps, ZJU s16's brows rose with a blink that the
     /// eye state saw only as the lids reopened, on the frame the raise would
     /// have fired: a click on every blink.
-    pub fn blinked(&mut self) {
+    pub fn blinked(&mut self, t_ms: f64) {
         self.open.start_from_rest_again();
+        self.open.blink_at = Some(t_ms);
     }
 
     /// The lids came down part of the way (`EyeState::lids_fell`), with a
@@ -661,7 +694,7 @@ mod tests {
             open(&mut b, 0.34, f64::from(i) * dt, &mut ev);
         }
         open(&mut b, 0.40, 4000.0, &mut ev);
-        b.blinked();
+        b.blinked(4000.0);
         for i in 1..6 {
             open(&mut b, 0.40, 4000.0 + f64::from(i) * dt, &mut ev);
         }
@@ -860,7 +893,7 @@ mod tests {
             let mut ev = Vec::new();
             for i in 0..60 {
                 if blink_known && i == 31 {
-                    b.blinked();
+                    b.blinked(i as f64 * 100.0);
                 }
                 let (h, lid) = frame(i);
                 b.update(Some(h), EyesNow::Open, lid, i as f64 * 100.0, BROW, &mut ev);
@@ -946,6 +979,43 @@ mod tests {
             b.update(Some(BrowHeight::both(d)), EyesNow::Open, (0.0, 0.0), 3000.0 + f64::from(i) * 33.3, BROW, &mut ev);
         }
         assert_eq!(ev, vec![Event::BrowRaise]);
+    }
+
+    /// p2 raises her brows a tenth of a second after a blink, while her
+    /// lids still settle (one eye's closure over `BROW_EYES_BUSY`): the
+    /// measure against the eyes is not taken there, but the one against the
+    /// feature shows the brows at rest before they rise. Brows that rose
+    /// with the blink are not at rest there; and a lowering of the lids that
+    /// was not given as a blink opens no such window.
+    #[test]
+    fn a_raise_begun_as_the_lids_settle_after_a_blink_counts() {
+        let dt = 56.0;
+        let run = |skull_settling: f64, blink_given: bool| {
+            let mut b = Brows::default();
+            let mut ev = Vec::new();
+            let h = |eye: f64, skull: f64| BrowHeight { from_eye: 0.34 + eye, from_feature: 0.30 + skull, from_tracked_eye: None, sides: Some([0.34 + eye; 2]) };
+            for i in 0..60_u32 {
+                let t = f64::from(i) * dt;
+                // 40..43 the blink (the eye measure moves with the lids);
+                // 43..46 the lids settle; the brows rise from frame 44.
+                let (height, eyes, lid) = match i {
+                    ..40 => (h(0.0, 0.0), EyesNow::Open, (0.0, 0.0)),
+                    40..43 => (h(0.03, 0.0), EyesNow::Closing, (1.5, 2.0)),
+                    43 => (h(0.02, skull_settling), EyesNow::Open, (0.4, 1.0)),
+                    44..46 => (h(0.06, 0.06), EyesNow::Open, (0.3, 0.9)),
+                    46..56 => (h(0.07, 0.06), EyesNow::Open, (0.0, 0.0)),
+                    _ => (h(0.0, 0.0), EyesNow::Open, (0.0, 0.0)),
+                };
+                if i == 43 && blink_given {
+                    b.blinked(t);
+                }
+                b.update(Some(height), eyes, lid, t, BROW, &mut ev);
+            }
+            ev
+        };
+        assert_eq!(run(0.0, true), vec![Event::BrowRaise], "a raise from rest seen against the skull as the lids settle");
+        assert!(run(0.05, true).is_empty(), "brows already up as the lids settle");
+        assert!(run(0.0, false).is_empty(), "no blink given: rest against the eyes is needed, as before");
     }
 
     /// A raise starts with the brows rising against the skull, not only

@@ -416,7 +416,7 @@ impl Vision {
             (true, true) => brows::EyesNow::Holding,
         };
         if out.events.contains(&Event::Blink) {
-            self.brows.blinked();
+            self.brows.blinked(t);
         } else if self.eyes.lids_fell() && out.closure.0.max(out.closure.1) > BROW_EYES_BUSY {
             self.brows.lids_fell();
         }
