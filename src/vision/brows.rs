@@ -999,7 +999,6 @@ mod tests {
                 // 40..43 the blink (the eye measure moves with the lids);
                 // 43..46 the lids settle; the brows rise from frame 44.
                 let (height, eyes, lid) = match i {
-                    ..40 => (h(0.0, 0.0), EyesNow::Open, (0.0, 0.0)),
                     40..43 => (h(0.03, 0.0), EyesNow::Closing, (1.5, 2.0)),
                     43 => (h(0.02, skull_settling), EyesNow::Open, (0.4, 1.0)),
                     44..46 => (h(0.06, 0.06), EyesNow::Open, (0.3, 0.9)),
