@@ -225,6 +225,10 @@ pub struct EyeState {
     /// mean closure, and whether it was given as a blink at its turn.
     held_dip: Option<(f64, f64, bool)>,
     held_patch: [Mat; 2],
+    /// Whether the brows were up on the last frame, and when they last came
+    /// down (see `update`).
+    brows_were_up: bool,
+    raise_ended: Option<f64>,
     /// When the open looks' rest levels were first taught (since the looks
     /// were taken).
     rest_since: Option<f64>,
@@ -335,6 +339,10 @@ impl EyeState {
         if resized && open_now && self.candidate.is_none() && self.glimpse.is_none() {
             return self.start_looks(gray, eyes, size).map(|()| false);
         }
+        if self.brows_were_up && !brows_up {
+            self.raise_ended = Some(t_ms);
+        }
+        self.brows_were_up = brows_up;
         tracing::trace!("eyes: t {t_ms:.0} dep {:.3} {:.3} rest {:.3} {:.3} span {:.3} {:.3} n {}", seen[0].departure, seen[1].departure, self.rest[0].median(), self.rest[1].median(), self.span(0), self.span(1), self.rest[0].len());
         self.last_closure_before = Some(self.last_closure);
         self.last_closure = (seen[0].closure, seen[1].closure);
@@ -376,6 +384,26 @@ impl EyeState {
                         self.give_blink(t_ms, events);
                         glimpsed = None;
                     }
+                }
+                // Just after a raise, eyes that depart from their open look
+                // with both lids at least as open as in it look like this
+                // open now: the open look learned nothing while the brows
+                // were up, and the head may have moved meanwhile (p2's eyes
+                // looked wider after a raise than before it, 1.9 spans off,
+                // and were held as a closure for a second, in which her
+                // next raises were lost). A blink as the brows come down
+                // lowers the lids, and is one.
+                let after_raise = self.raise_ended.is_some_and(|e| t_ms - e <= BLINK_MAX_MS);
+                let lids_up = self.openness_drop.iter().all(|&d| d <= 0.0);
+                if after_raise && mean >= EYE_ON && lids_up {
+                    tracing::trace!("eyes: t {t_ms:.0} after a raise, the eyes look like this open");
+                    for k in 0..2 {
+                        if let Some(look) = self.open[k].as_mut() {
+                            look.set(&self.patch[k])?;
+                        }
+                    }
+                    self.raise_ended = None;
+                    return Ok(self.closed());
                 }
                 let could_glimpse = glimpsed.is_none() && dt >= GLIMPSE_FRAME_MS && least >= GLIMPSE_ON && self.last_closure_before.is_some_and(|(l, r)| l.max(r) < EYE_REARM);
                 if ready && self.armed && mean >= EYE_ON && least >= 0.5 * EYE_ON {
@@ -1634,6 +1662,41 @@ mod tests {
             s.update(&face([lid, lid], [0.0, 0.0], 50 + u64::from(i as u8)), EYES, IOD, true, raised, t, TIMING, &mut ev).expect("update");
         }
         assert!(ev.is_empty(), "{ev:?}");
+    }
+
+    /// The open look learns nothing while the brows are up. Eyes that look
+    /// wider after a raise than before it (lids a little lowered at rest,
+    /// up since the raise) are open, not a closure held for a second; a
+    /// blink after it still counts, and so does one as the brows come down.
+    #[test]
+    fn eyes_wider_after_a_raise_are_open_and_the_next_blink_counts() {
+        let dt = 33.3;
+        let rest_lid = 0.3;
+        let after = |blink_at: f64| {
+            let mut s = EyeState::default();
+            run(&mut s, 0.0, 3000.0, dt, |t| {
+                let shut = [1000.0, 2250.0].iter().any(|b| (t - b).abs() < dt);
+                (if shut { [1.0, 1.0] } else { [rest_lid, rest_lid] }, [0.0, 0.0])
+            });
+            let (mut events, mut closed) = (Vec::new(), Vec::new());
+            for i in 0..60_u32 {
+                let t = 3000.0 + f64::from(i) * dt;
+                let raised = i < 18;
+                let lid = if (t - blink_at).abs() < dt { 1.0 } else { 0.0 };
+                let mut ev = Vec::new();
+                let c = s.update(&face([lid, lid], [0.0, 0.0], 500 + u64::from(i)), EYES, IOD, true, raised, t, TIMING, &mut ev).expect("update");
+                closed.push((t, c));
+                events.extend(ev.into_iter().map(|e| (t, e)));
+            }
+            (events, closed)
+        };
+        let (events, closed) = after(f64::INFINITY);
+        let shut: Vec<f64> = closed.iter().filter(|&&(_, c)| c).map(|&(t, _)| t).collect();
+        assert!(shut.is_empty() && events.is_empty(), "wider eyes after the raise taken for closed at {shut:?}: {events:?}");
+        let (events, _) = after(3000.0 + 40.0 * dt);
+        assert_eq!(events.iter().filter(|(_, e)| *e == Event::Blink).count(), 1, "a blink 0.7 s after the raise: {events:?}");
+        let (events, _) = after(3000.0 + 18.0 * dt);
+        assert_eq!(events.iter().filter(|(_, e)| *e == Event::Blink).count(), 1, "a blink as the brows come down: {events:?}");
     }
 
     #[test]
