@@ -143,7 +143,13 @@ impl BrowSwitch {
         // that had fired began again: a second click where the user rested).
         self.last_lift = steady_lift;
         // Soon enough after the brows were last at rest for a raise to start.
-        let from_rest = self.at_rest.or(self.skull_rest_at).is_some_and(|r| t_ms - r <= BROW_ONSET_MS);
+        let recent = |at: Option<f64>| at.is_some_and(|r| t_ms - r <= BROW_ONSET_MS);
+        // Rest seen only against the skull, as the lids settled after a
+        // blink: the brows must rise against the skull by the whole
+        // threshold (zju-s16's brows, up against his eyes after a blink,
+        // rose 0.02 against the feature: half of it, and a raise fired).
+        let skull_only = !recent(self.at_rest) && recent(self.skull_rest_at);
+        let from_rest = recent(self.at_rest) || (skull_only && skull_lift >= timing.on);
         self.leaving = warm && self.raised_at.is_none() && (timing.off..timing.on).contains(&lift) && from_rest;
         if let Some(since) = self.raised_at {
             self.raise_peak = self.raise_peak.max(lift);
@@ -985,12 +991,14 @@ mod tests {
     /// lids still settle (one eye's closure over `BROW_EYES_BUSY`): the
     /// measure against the eyes is not taken there, but the one against the
     /// feature shows the brows at rest before they rise. Brows that rose
-    /// with the blink are not at rest there; and a lowering of the lids that
-    /// was not given as a blink opens no such window.
+    /// with the blink are not at rest there; a lowering of the lids that
+    /// was not given as a blink opens no such window; and brows up against
+    /// the eyes after a blink but hardly against the skull (zju-s16) are no
+    /// raise from there.
     #[test]
     fn a_raise_begun_as_the_lids_settle_after_a_blink_counts() {
         let dt = 56.0;
-        let run = |skull_settling: f64, blink_given: bool| {
+        let run = |skull_settling: f64, blink_given: bool, skull_rise: f64| {
             let mut b = Brows::default();
             let mut ev = Vec::new();
             let h = |eye: f64, skull: f64| BrowHeight { from_eye: 0.34 + eye, from_feature: 0.30 + skull, from_tracked_eye: None, sides: Some([0.34 + eye; 2]) };
@@ -1001,8 +1009,8 @@ mod tests {
                 let (height, eyes, lid) = match i {
                     40..43 => (h(0.03, 0.0), EyesNow::Closing, (1.5, 2.0)),
                     43 => (h(0.02, skull_settling), EyesNow::Open, (0.4, 1.0)),
-                    44..46 => (h(0.06, 0.06), EyesNow::Open, (0.3, 0.9)),
-                    46..56 => (h(0.07, 0.06), EyesNow::Open, (0.0, 0.0)),
+                    44..46 => (h(0.06, skull_rise), EyesNow::Open, (0.3, 0.9)),
+                    46..56 => (h(0.07, skull_rise), EyesNow::Open, (0.0, 0.0)),
                     _ => (h(0.0, 0.0), EyesNow::Open, (0.0, 0.0)),
                 };
                 if i == 43 && blink_given {
@@ -1012,9 +1020,10 @@ mod tests {
             }
             ev
         };
-        assert_eq!(run(0.0, true), vec![Event::BrowRaise], "a raise from rest seen against the skull as the lids settle");
-        assert!(run(0.05, true).is_empty(), "brows already up as the lids settle");
-        assert!(run(0.0, false).is_empty(), "no blink given: rest against the eyes is needed, as before");
+        assert_eq!(run(0.0, true, 0.06), vec![Event::BrowRaise], "a raise from rest seen against the skull as the lids settle");
+        assert!(run(0.05, true, 0.06).is_empty(), "brows already up as the lids settle");
+        assert!(run(0.0, false, 0.06).is_empty(), "no blink given: rest against the eyes is needed, as before");
+        assert!(run(0.0, true, 0.025).is_empty(), "up against the eyes, half the threshold against the skull");
     }
 
     /// A raise starts with the brows rising against the skull, not only
