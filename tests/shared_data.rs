@@ -137,8 +137,10 @@ fn every_person_group_keeps_its_floor() {
         let name = &s.sequence;
         assert!(s.init_latency.frame.is_some(), "{name}: never tracked");
         assert!(s.init_latency.after_first_blink_ms.unwrap_or(f64::INFINITY) <= 1000.0, "{name}: {:?}", s.init_latency);
-        // The target is 0.08; zju-s03-fnn (added 2026-12-01) is at 0.082.
-        assert!(s.eye_error.median.unwrap_or(1.0) <= 0.085, "{name}: eye error {:?}", s.eye_error);
+        // The target. zju-s03-fnn's narrow left eye was at 0.082
+        // until the other side's generic eye, mirrored, placed it (0.027);
+        // the worst clip is now zju-s05-unn at 0.069.
+        assert!(s.eye_error.median.unwrap_or(1.0) <= 0.08, "{name}: eye error {:?}", s.eye_error);
         assert_eq!(s.brow.subtle_detected.unwrap_or(0), 0, "{name}: a subtle raise fired");
         // No clip has a long closure: a long blink would be a stray right click.
         // Nor does anybody wink: a wink would be a stray command where one is bound.

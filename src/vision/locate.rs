@@ -7,6 +7,9 @@
 //! scaled to the face. Correlation ignores brightness and contrast, so one
 //! face's eyes find another's, through glasses and at 30 px eye distances,
 //! where the darkest blob (a glasses rim, a shadow) often is not the eye.
+//! Each side also has the other side's generic eye, mirrored: where it is
+//! more like the eye and places it elsewhere, that place is checked with
+//! the others.
 //! Where another place near the best is nearly as like the generic eye (a
 //! thick rim's upper edge), the two eyes are checked against each other:
 //! the pair that looks most alike, one eye mirrored, is taken.
@@ -28,6 +31,10 @@ pub struct GenericEyes {
     eyes: Option<[Mat; 2]>,
     /// The generic eye of each side, scaled to the face of the last `find`.
     tmpl: [Mat; 2],
+    /// ... and the other side's, mirrored: a second generic eye for each
+    /// side (see `find`).
+    mirrored: [Mat; 2],
+    other_result: Mat,
     result: Mat,
     tmpl_result: Mat,
     mirror: super::blinklink::Mirror,
@@ -68,7 +75,16 @@ impl GenericEyes {
         if eyes.is_none() {
             tracing::warn!("cannot read the generic eyes in {} (reinstall Facemouse); eyes are placed at the darkest blobs instead", path.display());
         }
-        Self { eyes, tmpl: [Mat::default(), Mat::default()], result: Mat::default(), tmpl_result: Mat::default(), mirror: super::blinklink::Mirror::default(), last_scores: [1.0; 2] }
+        Self {
+            eyes,
+            tmpl: [Mat::default(), Mat::default()],
+            mirrored: [Mat::default(), Mat::default()],
+            other_result: Mat::default(),
+            result: Mat::default(),
+            tmpl_result: Mat::default(),
+            mirror: super::blinklink::Mirror::default(),
+            last_scores: [1.0; 2],
+        }
     }
 
     /// Whether the generic eyes are loaded.
@@ -96,10 +112,29 @@ impl GenericEyes {
         let mut found = [le, re];
         self.last_scores = [-1.0; 2];
         let mut candidates: [Vec<ncc::Match>; 2] = [Vec::new(), Vec::new()];
+        let fits = self.scaled_templates(iod)?;
         for k in 0..2 {
-            if self.scaled_template(k, iod)?
+            if fits[k]
                 && let Some(m) = ncc::search_map(gray, &self.tmpl[k], found[k], reach, reach, &mut self.result)?
             {
+                // The other side's generic eye, mirrored, is a second
+                // generic eye for this side. Where it is more like the eye
+                // than this side's and places it elsewhere, that place is
+                // one more candidate for the pair check below: the
+                // portrait's eye of this side is one eye's shape, and on a
+                // narrow, shadowed eye (zju-s03's left) it matched best at
+                // the inner corner, 0.15 eye distances from the eye's
+                // centre, where the other one, mirrored, matched better at
+                // the centre (and the pair then mirrored 0.84).
+                let mut other_eye = None;
+                if fits[1 - k]
+                    && let Some(o) = ncc::search_map(gray, &self.mirrored[k], found[k], reach, reach, &mut self.other_result)?
+                    && o.score > m.score
+                    && dist(o.pos, m.pos) >= MIN_PEAK_SEPARATION * iod
+                {
+                    tracing::trace!("locate: eye {k} like the other side's generic eye at {:?} ({:.2}), not its own at {:?} ({:.2})", o.pos, o.score, m.pos, m.score);
+                    other_eye = Some(o);
+                }
                 // Other places nearly as like an eye (a glasses rim's edge
                 // above the eye), each refined as the best was.
                 for p in peaks(&self.result, m.score - PEAK_MARGIN, MIN_PEAK_SEPARATION * iod, MAX_PEAKS) {
@@ -111,6 +146,7 @@ impl GenericEyes {
                     }
                 }
                 candidates[k].insert(0, m);
+                candidates[k].extend(other_eye);
                 found[k] = m.pos;
                 self.last_scores[k] = m.score;
             }
@@ -212,6 +248,19 @@ impl GenericEyes {
         imgproc::resize(cut, &mut scaled, size, 0.0, 0.0, imgproc::INTER_AREA)?;
         let centre = [f64::from(size.width) / 2.0, f64::from(size.height) / 2.0];
         ncc::extract(&scaled, centre, px(GENERIC_EYE.0 * iod), px(GENERIC_EYE.1 * iod), &mut self.tmpl[k])
+    }
+
+    /// Both sides' generic eyes scaled to a face of eye distance `iod`
+    /// (`tmpl`), and each side's other one mirrored (`mirrored`): which of
+    /// the two sides fit.
+    fn scaled_templates(&mut self, iod: f64) -> Result<[bool; 2], opencv::Error> {
+        let fits = [self.scaled_template(0, iod)?, self.scaled_template(1, iod)?];
+        for k in 0..2 {
+            if fits[1 - k] {
+                opencv::core::flip(&self.tmpl[1 - k], &mut self.mirrored[k], 1)?;
+            }
+        }
+        Ok(fits)
     }
 
     /// Eye `k` (0: the subject's left) looked for again near `at`, within
