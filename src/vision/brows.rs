@@ -233,7 +233,8 @@ impl BrowSwitch {
     /// against the eyes; their height above the feature, which the lids do
     /// not move, can still show them at rest. A raise begun as the lids come
     /// back (p2 raises her brows a tenth of a second after a blink) then
-    /// starts from there; brows that rise with the blink are not at rest
+    /// starts from there, if it rises against the skull by the whole
+    /// threshold (`update`); brows that rise with the blink are not at rest
     /// there, and must come down first as before.
     pub fn at_rest_against_skull(&mut self, height: Option<BrowHeight>, t_ms: f64, timing: BrowTiming) {
         let Some(h) = height else { return };
