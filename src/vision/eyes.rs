@@ -300,7 +300,9 @@ impl EyeState {
     /// well tracked (then nothing is learned or decided). `brows_up` says the
     /// brows are rising or raised: that stretches the lids, so no blink starts
     /// and the open look learns nothing meanwhile (a closure already under way
-    /// goes on). Returns whether the eyes are closed and pushes events.
+    /// goes on); just after, eyes that look different with their lids no
+    /// lower are taken as the open look. Returns whether the eyes are closed
+    /// and pushes events.
     ///
     /// # Errors
     /// OpenCV failures.
