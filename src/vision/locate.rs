@@ -34,7 +34,6 @@ pub struct GenericEyes {
     /// ... and the other side's, mirrored: a second generic eye for each
     /// side (see `find`).
     mirrored: [Mat; 2],
-    other_result: Mat,
     result: Mat,
     tmpl_result: Mat,
     mirror: super::blinklink::Mirror,
@@ -79,7 +78,6 @@ impl GenericEyes {
             eyes,
             tmpl: [Mat::default(), Mat::default()],
             mirrored: [Mat::default(), Mat::default()],
-            other_result: Mat::default(),
             result: Mat::default(),
             tmpl_result: Mat::default(),
             mirror: super::blinklink::Mirror::default(),
@@ -128,7 +126,7 @@ impl GenericEyes {
                 // the centre (and the pair then mirrored 0.84).
                 let mut other_eye = None;
                 if fits[1 - k]
-                    && let Some(o) = ncc::search_map(gray, &self.mirrored[k], found[k], reach, reach, &mut self.other_result)?
+                    && let Some(o) = ncc::search(gray, &self.mirrored[k], found[k], reach, reach, &mut self.tmpl_result)?
                     && o.score > m.score
                     && dist(o.pos, m.pos) >= MIN_PEAK_SEPARATION * iod
                 {
