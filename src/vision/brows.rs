@@ -148,8 +148,7 @@ impl BrowSwitch {
         // blink: the brows must rise against the skull by the whole
         // threshold (zju-s16's brows, up against his eyes after a blink,
         // rose 0.02 against the feature: half of it, and a raise fired).
-        let skull_only = !recent(self.at_rest) && recent(self.skull_rest_at);
-        let from_rest = recent(self.at_rest) || (skull_only && skull_lift >= timing.on);
+        let from_rest = recent(self.at_rest) || (recent(self.skull_rest_at) && skull_lift >= timing.on);
         self.leaving = warm && self.raised_at.is_none() && (timing.off..timing.on).contains(&lift) && from_rest;
         if let Some(since) = self.raised_at {
             self.raise_peak = self.raise_peak.max(lift);
