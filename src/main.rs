@@ -218,6 +218,9 @@ enum Command {
         /// The seed that picks the frames --drop drops.
         #[arg(long, default_value_t = 1)]
         drop_seed: u64,
+        /// A hand passes over the upper face every 4 s from 10 s on (it slides in for 0.5 s, rests 1.5 s, slides out), with this seed.
+        #[arg(long = "hand", value_name = "SEED")]
+        hand: Option<u64>,
     },
 }
 
@@ -421,11 +424,13 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::Resample { sequence, out, every, scale, motion, light, jpeg, drop_share, drop_seed }) => {
-            use facemouse::lab::resample::{Drops, Light, Motion, Options};
+        Some(Command::Resample { sequence, out, every, scale, motion, light, jpeg, drop_share, drop_seed, hand }) => {
+            use facemouse::lab::resample::{Drops, Hand, Light, Motion, Options};
             let (motion, light) = (motion.map(Motion::new), light.map(Light::new));
             let drops = drop_share.map(|share| Drops { share, seed: drop_seed });
-            let meta = facemouse::lab::resample::resample(&sequence, &out, &Options { every, scale, motion: motion.as_ref(), light: light.as_ref(), jpeg, drops })?;
+            let hand = hand.map(|seed| Hand { from_ms: 10_000.0, to_ms: f64::INFINITY, slide_ms: 500.0, rest_ms: 1500.0, period_ms: 4000.0, seed });
+            let opts = Options { every, scale, motion: motion.as_ref(), light: light.as_ref(), jpeg, drops, hand: hand.as_ref() };
+            let meta = facemouse::lab::resample::resample(&sequence, &out, &opts)?;
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;
             Ok(())
         }

@@ -25,6 +25,11 @@
 //! shows, and the exposure hunts slowly up and down. The development clips
 //! are all lit from the front.
 //!
+//! With a [`Hand`], a hand first slides over the upper face, rests there
+//! and slides away again, over and over, following the labelled eyes: a
+//! carer wiping the face, a user rubbing their eyes. Nothing may act while
+//! it covers them, and the pointer must not go with it.
+//!
 //! With a JPEG quality, each frame is last compressed as a cheap webcam's
 //! Motion-JPEG stream is, at that quality (blocks, ringing at the lids'
 //! edges, smeared lashes).
@@ -128,6 +133,120 @@ impl Motion {
     }
 }
 
+/// A hand seen from its back, fingers across the face, that slides in from
+/// the image's right over the eyes and nose in `slide_ms`, rests there for
+/// `rest_ms` (moving a little, as a hand does) and slides out to the left
+/// in `slide_ms`, once every `period_ms` from `from_ms` to `to_ms`. Its skin
+/// is as bright as the person's cheek under the same light, with shaded
+/// fingers, dark gaps between them, creases and a mottle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hand {
+    pub from_ms: f64,
+    pub to_ms: f64,
+    pub slide_ms: f64,
+    pub rest_ms: f64,
+    pub period_ms: f64,
+    pub seed: u64,
+}
+
+impl Hand {
+    /// Where the hand's centre is across the face at `t_ms`, in eye
+    /// distances from the point between the eyes (image x), or `None` when
+    /// it is away.
+    #[must_use]
+    pub fn across(&self, t_ms: f64) -> Option<f64> {
+        if !(self.from_ms..=self.to_ms).contains(&t_ms) || self.period_ms <= 0.0 {
+            return None;
+        }
+        let ph = (t_ms - self.from_ms) % self.period_ms;
+        let (slide, rest) = (self.slide_ms.max(1.0), self.rest_ms.max(0.0));
+        if ph < slide {
+            Some(HAND_OFF * (1.0 - ph / slide))
+        } else if ph < slide + rest {
+            Some(0.05 * ((ph - slide) / 300.0).sin())
+        } else if ph < 2.0 * slide + rest {
+            Some(-HAND_OFF * (ph - slide - rest) / slide)
+        } else {
+            None
+        }
+    }
+
+    /// Draws the hand on the BGR `img` at `t_ms` over the face whose eyes
+    /// are `le`, `re` (a frame without them, or without the hand then, is
+    /// left as it is).
+    ///
+    /// # Errors
+    /// OpenCV failures.
+    pub fn draw(&self, img: &mut Mat, le: Option<crate::events::Point>, re: Option<crate::events::Point>, t_ms: f64) -> Result<(), opencv::Error> {
+        let (Some(x), Some(le), Some(re)) = (self.across(t_ms), le, re) else { return Ok(()) };
+        let iod = crate::events::dist(le, re);
+        if !(iod >= 4.0) {
+            return Ok(());
+        }
+        let mid = [f64::midpoint(le[0], re[0]), f64::midpoint(le[1], re[1])];
+        let (w, h) = (img.cols(), img.rows());
+        // The skin: the cheek below the point between the eyes, a little brighter.
+        let mut skin = [0.0f64; 3];
+        let (cx, cy, q) = (mid[0].round() as i32, (mid[1] + 0.7 * iod).round() as i32, ((0.15 * iod).round() as i32).max(2));
+        let mut n = 0.0;
+        for y in (cy - q).max(0)..(cy + q).min(h) {
+            for x in (cx - q).max(0)..(cx + q).min(w) {
+                let p = img.at_2d::<opencv::core::Vec3b>(y, x)?;
+                for c in 0..3 {
+                    skin[c] += f64::from(p[c]);
+                }
+                n += 1.0;
+            }
+        }
+        if n == 0.0 {
+            return Ok(());
+        }
+        let skin = skin.map(|v| v / n * 1.1);
+        let (hw, hh) = (2.6 * iod, 1.5 * iod);
+        let (x0, y0) = (mid[0] + x * iod - hw / 2.0, mid[1] + 0.15 * iod - hh / 2.0);
+        let mut rng = crate::lab::synth::Rng::new(self.seed ^ (t_ms.to_bits() >> 8));
+        let fingers = 4.0;
+        for y in (y0.floor() as i32).max(0)..((y0 + hh).ceil() as i32).min(h) {
+            let v = (f64::from(y) - y0) / hh;
+            if !(0.0..1.0).contains(&v) {
+                continue;
+            }
+            // Across a finger: 0 at its middle, 1 at its edges.
+            let f = (v * fingers).fract();
+            let d = (f - 0.5).abs() * 2.0;
+            let k = (v * fingers).floor();
+            let reach = 0.12 + if k == 1.0 || k == 2.0 { 0.0 } else { 0.1 };
+            for xx in (x0.floor() as i32).max(0)..((x0 + hw).ceil() as i32).min(w) {
+                let u = (f64::from(xx) - x0) / hw;
+                if !(0.0..1.0).contains(&u) || u < reach {
+                    continue;
+                }
+                let palm = u > 0.55;
+                // The gap between two fingers (not on the palm) is the face behind, in shadow.
+                if !palm && d > 0.92 {
+                    let p = img.at_2d_mut::<opencv::core::Vec3b>(y, xx)?;
+                    for c in 0..3 {
+                        p[c] = (f64::from(p[c]) * 0.5) as u8;
+                    }
+                    continue;
+                }
+                let shade = if palm { 5.0 } else { 25.0 * (1.0 - d * d) - 10.0 };
+                let crease = if !palm && (u * 2.6 * iod / (0.09 * iod)).sin() > 0.97 { -18.0 } else { 0.0 };
+                let mottle = 8.0 * ((u * 17.0 + v * 5.0).sin() * (v * 13.0 - u * 7.0).cos());
+                let noise = 3.0 * rng.gauss_fast();
+                let p = img.at_2d_mut::<opencv::core::Vec3b>(y, xx)?;
+                for c in 0..3 {
+                    p[c] = (skin[c] + shade + crease + mottle + noise).clamp(0.0, 255.0) as u8;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a sliding hand starts and ends, in eye distances from the point between the eyes.
+const HAND_OFF: f64 = 3.2;
+
 /// A face lit from behind, the same for a seed: the face's contrast (its
 /// grey levels times 0.35 to 0.55, plus 0 to 25), an exposure that drifts by
 /// up to 15 % (0.05 to 0.2 Hz), sensor noise of 3 to 7 grey levels, and the
@@ -211,11 +330,13 @@ pub struct Options<'a> {
     pub jpeg: Option<i32>,
     /// Drop frames at random.
     pub drops: Option<Drops>,
+    /// A hand passing over the face.
+    pub hand: Option<&'a Hand>,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Self { every: 1, scale: 1.0, motion: None, light: None, jpeg: None, drops: None }
+        Self { every: 1, scale: 1.0, motion: None, light: None, jpeg: None, drops: None, hand: None }
     }
 }
 
@@ -228,7 +349,7 @@ impl Default for Options<'_> {
 /// # Errors
 /// A sequence that cannot be read, or an output that cannot be written.
 pub fn resample(src: &Path, out: &Path, opts: &Options<'_>) -> Result<Meta, ResampleError> {
-    let Options { every, scale, motion, light, jpeg, drops } = *opts;
+    let Options { every, scale, motion, light, jpeg, drops, hand } = *opts;
     if every == 0 || !(scale > 0.0 && scale <= 1.0) {
         return Err(ResampleError::Arguments { every, scale });
     }
@@ -267,6 +388,10 @@ pub fn resample(src: &Path, out: &Path, opts: &Options<'_>) -> Result<Meta, Resa
             // (A frame `every` skips draws nothing.)
             if index.is_multiple_of(every) && !(index > 0 && dropper.as_mut().is_some_and(|(rng, share)| rng.next_f64() < *share)) {
                 let t_s = seq.rows.get(index).map_or(index as f64 / seq.meta.fps.max(1.0), |r| r.t_ms / 1000.0);
+                if let Some(hand) = hand {
+                    let row = seq.rows.get(index);
+                    hand.draw(&mut frame.color, row.and_then(|r| r.le), row.and_then(|r| r.re), t_s * 1000.0)?;
+                }
                 let mut input = &frame.color;
                 if let Some(motion) = motion {
                     let m = motion.at(t_s, w0, h0);
