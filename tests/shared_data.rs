@@ -498,3 +498,27 @@ fn blinks_inside_a_look_down_count_on_time() {
     let (p, r) = (sum.blink_precision.unwrap_or(0.0), sum.blink_recall.unwrap_or(0.0));
     assert!(r >= 14.0 / 18.0 - 1e-9 && p >= 0.9, "p2 at 0.4 of the size: blink precision {p:.2}, recall {r:.2}");
 }
+
+/// The clicks in a trace (left, right, middle, double), with their times (ms).
+fn clicks(records: &[facemouse::trace::TraceRecord]) -> Vec<f64> {
+    use facemouse::events::Event;
+    records.iter().filter(|r| r.events.iter().any(|e| matches!(e, Event::ClickLeft | Event::ClickRight | Event::ClickMiddle | Event::ClickDouble))).map(|r| r.t_ms).collect()
+}
+
+/// A hand comes over p2's face at once, textured, half way through a
+/// raise she holds (focus-p2-brows-b, 20.0 s): the covered frame says
+/// nothing of the brows. Taken as a new look of the eyes, it let the raise
+/// go, and the raise clicked on the covered frame; now the loss that
+/// follows cancels it. Without the hand the raise clicks.
+#[test]
+fn a_hand_over_the_face_mid_raise_cancels_the_raise() {
+    use facemouse::lab::resample::{Hand, Options};
+    let Some(dir) = shared("focus-p2-brows-b") else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (_, plain, _) = run_resampled(tmp.path(), &dir, "plain", &Options::default());
+    let during = |c: &[f64]| c.iter().copied().filter(|t| (19_900.0..23_000.0).contains(t)).collect::<Vec<_>>();
+    assert_eq!(during(&clicks(&plain)).len(), 1, "the raise clicks without the hand: {:?}", clicks(&plain));
+    let hand = Hand { from_ms: 20_000.0, to_ms: 22_400.0, slide_ms: 1.0, rest_ms: 2400.0, period_ms: 10_000.0, seed: 5 };
+    let (_, covered, _) = run_resampled(tmp.path(), &dir, "hand", &Options { hand: Some(&hand), ..Options::default() });
+    assert!(during(&clicks(&covered)).is_empty(), "a click under the hand: {:?}", during(&clicks(&covered)));
+}

@@ -469,7 +469,14 @@ impl Vision {
         if out.talking || turned || mouth_moved {
             self.brows.talking();
         }
-        out.brows_raised = self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events);
+        // 5e. A frame on which the feature, as it is or upright, does not
+        //     match as the face does (a hand or a card coming over it) says
+        //     nothing of the brows: their state holds, as the eye state's
+        //     does. The eyes' closure measured on it is the cover's, and
+        //     taken as a new look it let a raise go: a raise the cover came
+        //     over was a click on the covered frame (a block over
+        //     focus-p2-brows-b mid-raise), where a loss cancels it.
+        out.brows_raised = if judged { self.brows.update(brow_dist, eyes_now, out.closure, t, brow_timing, &mut out.events) } else { self.brows.raised() };
         out.brow_lift = self.brows.last_lift();
         out.brow_side_lifts = self.brows.last_side_lifts().unwrap_or_default();
         if let Some(fresh) = self.closed_templates(gray, &mut tr, reliable, out, t, dt)? {
