@@ -72,13 +72,22 @@ pub struct PointerMapper {
     /// The filtered input's speed (input units per second), smoothed.
     input_speed: Point,
     settling: u32,
+    /// Where the feature was (image pixels) when the mapper first saw it:
+    /// the feature's input is its place from there, in eye distances.
+    origin: Option<Point>,
 }
 
 /// The input's speed is smoothed over this long (s), for the relative mapping's lead.
 const INPUT_SPEED_TAU_S: f64 = 0.06;
 
 /// The raw input of a frame, mirrored (x towards the user's right, y down).
-fn raw_input(input: Input, obs: &Observation, pose: Option<&Pose>) -> Option<Point> {
+///
+/// The feature's is its place from `origin` (set on the first frame that has
+/// it) in eye distances. (It was its place from the image's corner in eye
+/// distances: the head 5 % nearer, or an eye tracked 0.15 eye distances
+/// off, then read as the head moved a quarter of an eye distance, and after
+/// a hand passed over the face the pointer crossed the screen at full speed.)
+fn raw_input(input: Input, obs: &Observation, pose: Option<&Pose>, origin: &mut Option<Point>) -> Option<Point> {
     match input {
         Input::Feature => {
             let f = obs.feature?;
@@ -87,7 +96,8 @@ fn raw_input(input: Input, obs: &Observation, pose: Option<&Pose>) -> Option<Poi
                 (Some(le), Some(re)) => dist(le, re),
                 _ => obs.carried?.iod,
             };
-            (iod > 1.0).then(|| [-f[0] / iod, f[1] / iod])
+            let o = *origin.get_or_insert(f);
+            (iod > 1.0).then(|| [-(f[0] - o[0]) / iod, (f[1] - o[1]) / iod])
         }
         // yaw > 0 turns the nose to the image right = the user's left; pitch > 0 is up.
         Input::Pose => pose.map(|p| [-p.yaw, -p.pitch]),
@@ -104,6 +114,7 @@ impl PointerMapper {
             fy: OneEuro::new(s.min_cutoff, s.beta),
             s,
             neutral: None,
+            origin: None,
             last_t: None,
             settle_until: None,
             still_since: None,
@@ -132,6 +143,7 @@ impl PointerMapper {
         let old = std::mem::replace(&mut self.s, settings.clone());
         if old.input != self.s.input {
             self.neutral = None;
+            self.origin = None;
             self.last_input = None;
             self.settling = 0;
         }
@@ -225,7 +237,7 @@ impl PointerMapper {
             self.settle_until = Some(t_ms + GESTURE_SETTLE_MS);
         }
         let gesture = lids || obs.brows_raised || obs.brow_lift > GESTURE_LIFT || self.settle_until.is_some_and(|until| t_ms < until);
-        let raw = if matches!(obs.state, TrackState::Tracking | TrackState::Carried) { raw_input(self.s.input, obs, pose) } else { None };
+        let raw = if matches!(obs.state, TrackState::Tracking | TrackState::Carried) { raw_input(self.s.input, obs, pose, &mut self.origin) } else { None };
         let Some(raw) = raw else {
             // No face: hold the last good position; never jump.
             self.fx.reset();
@@ -260,7 +272,8 @@ impl PointerMapper {
                 input
             }
         };
-        let frozen = hold || gesture;
+        // (Nor while the trackers may be on something else: `Observation::doubtful`.)
+        let frozen = hold || gesture || obs.doubtful;
         if !frozen {
             let d = [input[0] - neutral[0], input[1] - neutral[1]];
             match self.s.mapping {
@@ -530,6 +543,45 @@ mod tests {
         let mut lost = obs([0.0, 0.0]);
         lost.state = TrackState::Lost;
         assert_eq!(m.map(&lost, None, 733.0, false).pos, before);
+    }
+
+    /// Frames on which the trackers may be on something else (a start the
+    /// face detector has not yet agreed with, a hand dragging them): the
+    /// pointer holds, and follows again once they are sure.
+    #[test]
+    #[allow(clippy::float_cmp)] // held means not moved at all
+    fn the_pointer_holds_while_the_trackers_are_doubtful() {
+        let mut m = PointerMapper::new(&PointerSettings::default());
+        let rest = run(&mut m, |_| [320.0, 240.0], 10, 0.0).pos;
+        let mut o = obs([280.0, 240.0]);
+        o.doubtful = true;
+        for k in 0..10 {
+            let out = m.map(&o, None, 333.0 + f64::from(k) * 33.3, false);
+            assert!(out.frozen && out.pos == rest, "frame {k}: {out:?}");
+        }
+        o.doubtful = false;
+        let after = run(&mut m, |_| [280.0, 240.0], 10, 700.0).pos;
+        assert!(after[0] > rest[0] + 50.0, "{rest:?} -> {after:?}");
+    }
+
+    /// The head comes 10 % nearer (the eyes 64 then 70 px apart) with the
+    /// feature where it was, at the side of the image: that is no motion.
+    /// (Read as the feature's place from the image's corner in eye
+    /// distances, it moved by half an eye distance, and so did an eye
+    /// tracked off its place: the pointer crossed the screen.)
+    #[test]
+    fn a_head_that_comes_nearer_does_not_move_the_pointer() {
+        let mut m = PointerMapper::new(&PointerSettings::default());
+        let at = |iod: f64| Observation { le: Some([500.0 + iod / 2.0, 150.0]), re: Some([500.0 - iod / 2.0, 150.0]), ..obs([500.0, 150.0]) };
+        let mut t = 0.0;
+        let mut last = m.map(&at(64.0), None, t, false).pos;
+        let start = last;
+        for k in 0..60 {
+            t += 33.3;
+            let iod = 64.0 + 6.0 * f64::from(k.min(10)) / 10.0;
+            last = m.map(&at(iod), None, t, false).pos;
+        }
+        assert!(dist(last, start) < 5.0, "{start:?} -> {last:?}");
     }
 
     /// A blink's last frames: the lids are back under the gesture's

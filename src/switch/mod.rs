@@ -56,6 +56,9 @@ pub struct SwitchDecider {
     tracking_since: Option<f64>,
     raise_since: Option<f64>,
     raise_paused: bool,
+    /// A frame of the raise under way was doubtful (`Observation::doubtful`):
+    /// it neither clicks nor pauses.
+    raise_doubtful: bool,
     last_action: Option<f64>,
     clicks: VecDeque<f64>,
     dragging: bool,
@@ -91,6 +94,7 @@ impl SwitchDecider {
             tracking_since: None,
             raise_since: None,
             raise_paused: false,
+            raise_doubtful: false,
             last_action: None,
             clicks: VecDeque::new(),
             dragging: false,
@@ -193,21 +197,29 @@ impl SwitchDecider {
         } else {
             self.tracking_since = None;
             self.raise_since = None;
+            self.raise_doubtful = false;
             // Loss: nothing stays pressed.
             self.release_all(commands, events);
         }
 
         // The pause gesture: a long raise toggles pause; a short one is a brow trigger on release.
+        // A gesture seen while the trackers may be on something else
+        // (`Observation::doubtful`: a start the face detector has not yet
+        // agreed with, an answer of its that disagreed, a feature that does
+        // not match as the face does) does nothing: a start on a face a
+        // hand was passing over took the hand for eyes.
         let mut brow_trigger = false;
         if tracking && obs.brows_raised {
             let since = *self.raise_since.get_or_insert(t_ms);
-            if !self.raise_paused && t_ms - since >= self.s.pause_raise_ms {
+            self.raise_doubtful |= obs.doubtful;
+            if !self.raise_paused && !self.raise_doubtful && t_ms - since >= self.s.pause_raise_ms {
                 self.raise_paused = true;
                 self.toggle_pause(commands, events);
             }
         } else if let Some(since) = self.raise_since.take() {
             let was_pause = std::mem::replace(&mut self.raise_paused, false);
-            brow_trigger = tracking && !was_pause && t_ms - since < self.s.pause_raise_ms;
+            let doubtful = std::mem::replace(&mut self.raise_doubtful, false) || obs.doubtful;
+            brow_trigger = tracking && !was_pause && !doubtful && t_ms - since < self.s.pause_raise_ms;
         }
 
         if self.paused {
@@ -218,7 +230,7 @@ impl SwitchDecider {
             if brow_trigger {
                 triggers.push(self.s.brow_raise.clone());
             }
-            for e in &obs.events {
+            for e in obs.events.iter().filter(|_| !obs.doubtful) {
                 match e {
                     Event::LongBlink => triggers.push(self.s.long_blink.clone()),
                     Event::WinkLeft => triggers.push(self.s.wink_left.clone()),
@@ -590,6 +602,37 @@ mod tests {
         r.raise(500.0);
         assert_eq!(r.presses(), 1);
         assert_eq!(r.events.iter().filter(|e| **e == Event::ClickLeft).count(), 1);
+    }
+
+    /// Gestures seen while the trackers may be on something else
+    /// (`Observation::doubtful`) do nothing: a long blink, a raise begun or
+    /// ended on such a frame, or held through one. A clear raise after
+    /// them still clicks.
+    #[test]
+    fn gestures_on_doubtful_frames_do_nothing() {
+        let mut r = Run::new(SwitchSettings::default());
+        r.frames(90, &tracked());
+        let doubtful = |o: Observation| Observation { doubtful: true, ..o };
+        r.frames(1, &doubtful(long_blink()));
+        let up = Observation { brows_raised: true, ..tracked() };
+        // Begun on a doubtful frame.
+        r.frames(1, &doubtful(up.clone()));
+        r.frames(12, &up);
+        r.frames(1, &tracked());
+        r.frames(60, &tracked());
+        // Held through one.
+        r.frames(6, &up);
+        r.frames(1, &doubtful(up.clone()));
+        r.frames(6, &up);
+        r.frames(1, &tracked());
+        r.frames(60, &tracked());
+        // Ended on one.
+        r.frames(12, &up);
+        r.frames(1, &doubtful(tracked()));
+        r.frames(60, &tracked());
+        assert_eq!(r.presses(), 0, "{:?}", r.commands);
+        r.raise(500.0);
+        assert_eq!(r.presses(), 1);
     }
 
     #[test]

@@ -86,6 +86,13 @@ pub struct Observation {
     /// The eye state has seen one of the person's blinks and knows how far
     /// their eyes close: a long blink (and a wink) can count only then.
     pub blinks_known: bool,
+    /// The trackers may be on something other than the face: the face
+    /// detector has not yet agreed with them since they started, or its
+    /// last answer disagreed, or the feature (as it is and upright) does
+    /// not match as the face does. The pointer holds (a hand passing over
+    /// the face carried the trackers, and the pointer with them, across
+    /// the screen), as nothing is judged.
+    pub doubtful: bool,
 }
 
 /// The head as AHM reads it while it carries the pointer (`carry`).
@@ -152,6 +159,10 @@ pub struct Vision {
     ncc_down0: Option<f64>,
     /// The templates' feature less AHM's point between the eyes, on the last frame both had.
     carry_offset: Point,
+    /// The feature template (and eye distance) of the last track the face
+    /// detector agreed with closely: what the pointer was following. A
+    /// start after a loss keeps its feature there (`search::keep_feature`).
+    anchor: Option<(Mat, f64)>,
     /// Frames come at their own pace: AHM's model is taken when ready, never waited for.
     live: bool,
     last_t: Option<f64>,
@@ -275,6 +286,7 @@ impl Vision {
             face_down0: None,
             ncc_down0: None,
             carry_offset: [0.0, 0.0],
+            anchor: None,
             live: false,
             last_t: None,
             feature_score: Ema::default(),
@@ -301,6 +313,9 @@ impl Vision {
 
     /// Replaces the settings (they apply from the next frame).
     pub fn set_settings(&mut self, settings: VisionSettings) {
+        if settings.feature != self.settings.feature {
+            self.anchor = None;
+        }
         self.settings = settings;
     }
 
@@ -314,6 +329,7 @@ impl Vision {
         self.feature_score = Ema::default();
         self.carry.stop();
         self.face_confirmed = None;
+        self.anchor = None;
     }
 
     /// Starts afresh for another source (a new camera, a recording that
@@ -348,6 +364,7 @@ impl Vision {
         out.closure = (0.0, 0.0);
         out.brow_side_lifts = [0.0; 2];
         out.model_wait_us = 0;
+        out.doubtful = false;
         let phase = std::mem::replace(&mut self.phase, Phase::Searching);
         self.phase = match phase {
             Phase::Searching => self.search(frame, t, out)?,
@@ -387,8 +404,11 @@ impl Vision {
             out.brow_lift = 0.0;
             out.brow_side_lifts = [0.0; 2];
             out.talking = false;
+            // (AHM's own check, the window's distance from its training span, holds the carry.)
+            out.doubtful = false;
             out.events.retain(|e| !matches!(e, Event::Blink | Event::LongBlink | Event::WinkLeft | Event::WinkRight | Event::BrowRaise));
         } else if let Phase::Tracking(tr) = &self.phase {
+            out.doubtful |= !tr.confirmed || tr.drift_strikes > 0;
             out.le = Some(tr.left.eye);
             out.re = Some(tr.right.eye);
             out.lb = Some(tr.left.brow);

@@ -197,6 +197,11 @@ pub const REDETECT_NCC: f64 = 0.7;
 /// ... first near where the face was (this many IOD), after this long anywhere.
 pub const REDETECT_NEAR: f64 = 1.5;
 pub const REDETECT_EVERYWHERE_MS: f64 = 500.0;
+/// A start after a loss keeps the anchor's feature (`search::keep_feature`)
+/// where its template matches this well, this near the start's own feature
+/// (in the anchor's eye distances).
+pub const KEEP_FEATURE_NCC: f64 = 0.9;
+pub const KEEP_FEATURE_NEAR: f64 = 0.25;
 
 // ---------------------------------------------------------------------------
 // Eye state (`eyes.rs`)

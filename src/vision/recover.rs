@@ -74,6 +74,10 @@ impl Vision {
         tr.feature_t0.copy_to(&mut tr.feature_tmpl)?;
         tr.velocity = [0.0, 0.0];
         tr.weak_since = None;
+        // Found on a hand held over the face part way as well (0.71, 1.6 eye
+        // distances above the eyes): as any start, it is confirmed by the
+        // face detector before the pointer follows it.
+        tr.confirmed = !self.faces.active();
         out.events.push(Event::Init);
         self.eyes.restart();
         Ok(Phase::Tracking(tr))

@@ -7,9 +7,10 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 
 use super::blinklink::{self, EyePair};
+use super::track::Tracks;
 use super::params::{
-    AHM_RESTART_AGREE, AHM_RESTART_DEG, AHM_RESTART_SHARE, BROW_ABOVE_EYE, BROWS_UP_MIN_SHIFT, FEATURE_FLOOR, FEATURE_TEMPLATE, INIT_GIVE_UP_MS, INIT_WAIT_MS, MAX_TILT_DEG, MIRROR_EYE_NCC,
-    NARROWER_PAIR,
+    AHM_RESTART_AGREE, AHM_RESTART_DEG, AHM_RESTART_SHARE, BROW_ABOVE_EYE, BROWS_UP_MIN_SHIFT, FEATURE_FLOOR, FEATURE_TEMPLATE, INIT_GIVE_UP_MS, INIT_WAIT_MS, KEEP_FEATURE_NCC,
+    KEEP_FEATURE_NEAR, MAX_TILT_DEG, MIRROR_EYE_NCC, NARROWER_PAIR,
 };
 use super::{Init, Observation, Phase, Vision, VisionError, add, axes, haar, lerp, ncc, px, sub};
 use crate::capture::Frame;
@@ -43,6 +44,9 @@ impl Vision {
     /// Tracking on the face the detector found, if any. The detector looks
     /// at a frame on its own thread and answers on the next frame; the eyes
     /// are then found near its points in the frame at hand.
+    /// Starts the trackers on the face the detector has found, if it has
+    /// answered; the feature stays where the pointer's was, where it is
+    /// clearly there (`keep_feature`).
     pub(super) fn track_detected_face(&mut self, frame: &Frame, t: f64, out: &mut Observation) -> Result<Option<Phase>, VisionError> {
         if !self.faces.active() {
             return Ok(None);
@@ -58,6 +62,8 @@ impl Vision {
             out.events.push(Event::Init);
             // BlinkLink starts afresh if tracking is lost later.
             self.blink.reset();
+            let mut tracks = tracks;
+            self.keep_feature(&frame.gray, &mut tracks)?;
             return Ok(Some(self.start_tracking(tracks)));
         }
         if !self.faces.busy()
@@ -66,6 +72,49 @@ impl Vision {
             self.faces.ask(prepared, t);
         }
         Ok(None)
+    }
+
+    /// A start after a loss keeps the feature the pointer was following
+    /// (`Vision::anchor`): a feature taken from the eyes found now may sit a
+    /// few pixels elsewhere on the face (after a hand passed over
+    /// focus-p1-c, 0.1 eye distances off: the pointer crossed the screen at
+    /// full speed and stayed in its corner). The anchor's template is looked
+    /// for near the new feature; where it is clearly there, the new feature
+    /// is put on it and everything placed from the feature moves with it.
+    /// Where it is not (a hand still leaving the face), it is tried again
+    /// once the face detector agrees with the start (`Tracks::reanchor`).
+    /// (Not on the restarts that place the eyes again while tracking: their
+    /// new feature is the better one.)
+    pub(super) fn keep_feature(&mut self, gray: &Mat, fresh: &mut Tracks) -> Result<(), VisionError> {
+        let Some((anchor, iod0)) = self.anchor.as_ref() else { return Ok(()) };
+        // (Not from the new track's eye distance: a start on a face a hand
+        // was leaving had one eye misplaced, and 0.75 or 1.2 times the first
+        // one's. The first template matches only a face of much its size.)
+        let r = px(KEEP_FEATURE_NEAR * iod0);
+        let Some(m) = ncc::search(gray, anchor, fresh.feature, r, r, &mut self.result)? else {
+            fresh.reanchor = true;
+            return Ok(());
+        };
+        if m.score < KEEP_FEATURE_NCC {
+            fresh.reanchor = true;
+            tracing::trace!("vision: the first feature is not clearly near the new one ({:.2} at {:.2} eye distances)", m.score, dist(m.pos, fresh.feature) / iod0);
+            return Ok(());
+        }
+        let d = sub(m.pos, fresh.feature);
+        tracing::debug!("vision: the track keeps the session's first feature, {:.2} eye distances from its own (correlation {:.2})", dist(m.pos, fresh.feature) / iod0, m.score);
+        fresh.feature = m.pos;
+        fresh.reanchor = false;
+        // (The anchor's own template: this is its feature.)
+        fresh.anchor_taken = true;
+        anchor.copy_to(&mut fresh.feature_t0)?;
+        anchor.copy_to(&mut fresh.feature_tmpl)?;
+        for side in [&mut fresh.left, &mut fresh.right] {
+            side.eye_offset = sub(side.eye_offset, d);
+        }
+        for (_, offset, _) in &mut fresh.pose_points {
+            *offset = sub(*offset, d);
+        }
+        Ok(())
     }
 
     /// Feeds BlinkLink and confirms its pair with the eye cascade on the frame
@@ -164,6 +213,7 @@ impl Vision {
                 out.events.push(Event::Init);
                 // Only a start by a clear blink confirms the track; any other is replaced at the first blink.
                 tracks.provisional = !from_blink;
+                self.keep_feature(gray, &mut tracks)?;
                 Ok(self.start_tracking(tracks))
             }
             None => Ok(Phase::Searching),

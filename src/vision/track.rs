@@ -72,6 +72,17 @@ pub(super) struct Tracks {
     pub disowned: bool,
     /// Where the eyes were on the frame the face detector is looking at.
     pub face_check: Option<[Point; 2]>,
+    /// The face detector has agreed with the trackers since they started
+    /// (or there is no detector to ask). Until it does, the pointer holds:
+    /// a start on a face a hand was still passing over took part of the
+    /// hand into the templates, and the trackers followed the hand away.
+    pub confirmed: bool,
+    /// A start after a loss whose feature is not yet on the anchor's
+    /// (`Vision::anchor`, `keep_feature`): tried again when the face
+    /// detector agrees (a hand still leaving the face hid it at the start).
+    pub reanchor: bool,
+    /// This track's feature has become the anchor.
+    pub anchor_taken: bool,
     /// How long the eyes have been seen open (for `open_match`), and whether
     /// the eye templates look like they were taken from closed eyes (to be
     /// taken again once the eyes are open).
@@ -186,6 +197,9 @@ impl Vision {
             drift_strikes: 0,
             disowned: false,
             face_check: None,
+            confirmed: !self.faces.active(),
+            reanchor: false,
+            anchor_taken: false,
             open_ms: 0.0,
             retake: false,
             iod_slow: super::stats::Ema::default(),
@@ -288,6 +302,7 @@ impl Vision {
             judged = self.feature_matches(upright);
             tracing::trace!("vision: t {t:.0} feature {score:.3}, upright {upright:.3}");
         }
+        out.doubtful = !judged;
 
         // An eye with nothing to see where it is tracked, or where the
         // feature says it belongs, is covered (a hand, a card), not closed:
@@ -546,6 +561,7 @@ impl Vision {
                     // smaller copy of the frame, place no single eye again.
                     if agrees {
                         tr.drift_strikes = 0;
+                        tr.confirmed = true;
                     }
                     if !elsewhere {
                         return Ok(Phase::Tracking(tr));
@@ -554,6 +570,23 @@ impl Vision {
                     tr.still.elsewhere = true;
                 }
                 tr.drift_strikes = if off.is_some_and(|o| o <= DRIFT_MAX) { 0 } else { tr.drift_strikes + 1 };
+                if !tr.confirmed && tr.drift_strikes == 0 {
+                    tr.confirmed = true;
+                    // A start on a face a hand was still leaving could not
+                    // find the anchor's feature; the face is clear now.
+                    // (Once: where it is still not there, this track's
+                    // feature becomes the anchor, below.)
+                    if tr.reanchor {
+                        self.keep_feature(gray, &mut tr)?;
+                        tr.reanchor = false;
+                    }
+                }
+                // The feature of a track the detector agrees with closely is
+                // the one a start after a loss keeps (`keep_feature`).
+                if off.is_some_and(|o| o <= AHM_AGREE) && !tr.reanchor && !tr.anchor_taken {
+                    self.anchor = Some((tr.feature_t0.clone(), tr.iod0));
+                    tr.anchor_taken = true;
+                }
                 // Nothing is started again while the eyes are closing or
                 // shut: templates taken then are of closed eyes, and open eyes
                 // would then look shut for seconds, as the eye state's looks
@@ -641,8 +674,9 @@ impl Vision {
             }
         } else if self.faces.active()
             && !self.faces.busy()
-            // (At once again after a whole-frame check found a face elsewhere.)
-            && (t - tr.last_face_check >= DRIFT_CHECK_MS || tr.still.elsewhere)
+            // (At once again after a whole-frame check found a face
+            // elsewhere, and on trackers not yet confirmed.)
+            && (t - tr.last_face_check >= DRIFT_CHECK_MS || tr.still.elsewhere || !tr.confirmed)
             // Not while the eyes close or the brows rise (the trackers
             // wobble then), unless that has lasted a while: eyes that stay
             // "closed" may be a cover's edge crossing them.
