@@ -180,7 +180,7 @@ impl Hand {
     pub fn draw(&self, img: &mut Mat, le: Option<crate::events::Point>, re: Option<crate::events::Point>, t_ms: f64) -> Result<(), opencv::Error> {
         let (Some(x), Some(le), Some(re)) = (self.across(t_ms), le, re) else { return Ok(()) };
         let iod = crate::events::dist(le, re);
-        if !(iod >= 4.0) {
+        if iod.is_nan() || iod < 4.0 {
             return Ok(());
         }
         let mid = [f64::midpoint(le[0], re[0]), f64::midpoint(le[1], re[1])];
@@ -215,7 +215,8 @@ impl Hand {
             let f = (v * fingers).fract();
             let d = (f - 0.5).abs() * 2.0;
             let k = (v * fingers).floor();
-            let reach = 0.12 + if k == 1.0 || k == 2.0 { 0.0 } else { 0.1 };
+            // (The two middle fingers reach furthest.)
+            let reach = if (1.0..3.0).contains(&k) { 0.12 } else { 0.22 };
             for xx in (x0.floor() as i32).max(0)..((x0 + hw).ceil() as i32).min(w) {
                 let u = (f64::from(xx) - x0) / hw;
                 if !(0.0..1.0).contains(&u) || u < reach {
