@@ -43,17 +43,16 @@ impl Vision {
 
     /// Tracking on the face the detector found, if any. The detector looks
     /// at a frame on its own thread and answers on the next frame; the eyes
-    /// are then found near its points in the frame at hand.
-    /// Starts the trackers on the face the detector has found, if it has
-    /// answered; the feature stays where the pointer's was, where it is
-    /// clearly there (`keep_feature`).
+    /// are then found near its points in the frame at hand. After a loss,
+    /// the feature stays where the pointer's was, where it is clearly there
+    /// (`keep_feature`).
     pub(super) fn track_detected_face(&mut self, frame: &Frame, t: f64, out: &mut Observation) -> Result<Option<Phase>, VisionError> {
         if !self.faces.active() {
             return Ok(None);
         }
         if let Some(Some(face)) = self.faces.answer(t, 0.0)
             && (!self.carry.turned_past(AHM_RESTART_DEG) || self.face_frontal(&face, AHM_RESTART_SHARE, AHM_RESTART_SHARE))
-            && let Some(tracks) = self.tracks_from_face(&frame.gray, &face, t)?
+            && let Some(mut tracks) = self.tracks_from_face(&frame.gray, &face, t)?
             // Nor where AHM, sure of the head it carries, puts it elsewhere:
             // templates taken from a face turned 12° sat 0.23 eye distances
             // below the point between the eyes, where AHM had it 0.03 off.
@@ -62,7 +61,6 @@ impl Vision {
             out.events.push(Event::Init);
             // BlinkLink starts afresh if tracking is lost later.
             self.blink.reset();
-            let mut tracks = tracks;
             self.keep_feature(&frame.gray, &mut tracks)?;
             return Ok(Some(self.start_tracking(tracks)));
         }
@@ -87,9 +85,9 @@ impl Vision {
     /// new feature is the better one.)
     pub(super) fn keep_feature(&mut self, gray: &Mat, fresh: &mut Tracks) -> Result<(), VisionError> {
         let Some((anchor, iod0)) = self.anchor.as_ref() else { return Ok(()) };
-        // (Not from the new track's eye distance: a start on a face a hand
-        // was leaving had one eye misplaced, and 0.75 or 1.2 times the first
-        // one's. The first template matches only a face of much its size.)
+        // (Not in the new track's eye distances: a start on a face a hand
+        // was leaving had one eye misplaced, and 0.75 or 1.2 times the
+        // anchor's. The anchor's template matches only a face of much its size.)
         let r = px(KEEP_FEATURE_NEAR * iod0);
         let Some(m) = ncc::search(gray, anchor, fresh.feature, r, r, &mut self.result)? else {
             fresh.reanchor = true;
@@ -97,11 +95,11 @@ impl Vision {
         };
         if m.score < KEEP_FEATURE_NCC {
             fresh.reanchor = true;
-            tracing::trace!("vision: the first feature is not clearly near the new one ({:.2} at {:.2} eye distances)", m.score, dist(m.pos, fresh.feature) / iod0);
+            tracing::trace!("vision: the anchor's feature is not clearly near the start's ({:.2} at {:.2} eye distances)", m.score, dist(m.pos, fresh.feature) / iod0);
             return Ok(());
         }
         let d = sub(m.pos, fresh.feature);
-        tracing::debug!("vision: the track keeps the session's first feature, {:.2} eye distances from its own (correlation {:.2})", dist(m.pos, fresh.feature) / iod0, m.score);
+        tracing::debug!("vision: the start keeps the anchor's feature, {:.2} eye distances from its own (correlation {:.2})", dist(m.pos, fresh.feature) / iod0, m.score);
         fresh.feature = m.pos;
         fresh.reanchor = false;
         // (The anchor's own template: this is its feature.)
