@@ -942,3 +942,32 @@ fn a_covered_face_is_not_carried() {
         assert!(during.iter().all(|(_, _, _, acted)| !acted), "{what}: acted while covered");
     }
 }
+
+/// A hand slides over the generated face, rests there 1.5 s and slides
+/// away, every 4 s from 4 s on (`resample`'s hand, drawn on each frame),
+/// at 15 frames a second. It took the trackers with it, they started again
+/// on the half-covered face as it left, and the pointer went with them.
+/// Nothing acts that does not act without the hand, and the pointer goes
+/// at most half as far again (and 300 px) as without it.
+#[test]
+fn a_hand_passing_over_a_generated_face_acts_on_nothing_and_leaves_the_pointer_alone() {
+    use facemouse::lab::resample::Hand;
+    let cfg = SynthConfig { duration_s: 24.0, fps: 15.0, ..SynthConfig::demo() };
+    let models = facemouse::models::Models::load();
+    let hand = Hand { from_ms: 4000.0, to_ms: f64::INFINITY, slide_ms: 500.0, rest_ms: 1500.0, period_ms: 4000.0, seed: 1 };
+    let plain = run_changed(&cfg, &models, |_, _, row| eyes_of(row));
+    let covered = run_changed(&cfg, &models, |t, img, row| {
+        hand.draw(img, row.le, row.re, t).expect("the hand");
+        eyes_of(row)
+    });
+    let path = |run: &[(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)]| -> f64 {
+        run.windows(2).filter_map(|w| Some(facemouse::events::dist(w[0].0.pointer?, w[1].0.pointer?))).sum()
+    };
+    let acts = |run: &[(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)]| -> Vec<f64> { run.iter().filter(|f| f.2).map(|f| f.0.t_ms).collect() };
+    let meant = acts(&plain);
+    let stray: Vec<f64> = acts(&covered).into_iter().filter(|t| !meant.iter().any(|m| (m - t).abs() <= 500.0)).collect();
+    assert!(stray.is_empty(), "acted under the hand at {stray:?} (without it: {meant:?})");
+    let (without, with) = (path(&plain), path(&covered));
+    eprintln!("pointer path {without:.0} px without the hand, {with:.0} px with it");
+    assert!(with <= 1.5 * without + 300.0, "the pointer travelled {with:.0} px with the hand, {without:.0} px without");
+}
