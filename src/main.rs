@@ -428,7 +428,7 @@ fn run() -> Result<()> {
             use facemouse::lab::resample::{Drops, Hand, Light, Motion, Options};
             let (motion, light) = (motion.map(Motion::new), light.map(Light::new));
             let drops = drop_share.map(|share| Drops { share, seed: drop_seed });
-            let hand = hand.map(|seed| Hand { from_ms: 10_000.0, to_ms: f64::INFINITY, slide_ms: 500.0, rest_ms: 1500.0, period_ms: 4000.0, seed });
+            let hand = hand.map(Hand::every_four_seconds);
             let opts = Options { every, scale, motion: motion.as_ref(), light: light.as_ref(), jpeg, drops, hand: hand.as_ref() };
             let meta = facemouse::lab::resample::resample(&sequence, &out, &opts)?;
             say!("wrote {} frames at {:.1} fps, {}×{}, to {}", meta.frames, meta.fps, meta.width, meta.height, out.display())?;

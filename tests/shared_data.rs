@@ -542,7 +542,7 @@ fn a_hand_over_the_face_mid_raise_cancels_the_raise() {
 fn a_hand_passing_over_the_face_clicks_nothing_and_leaves_the_pointer_alone() {
     use facemouse::lab::resample::{Hand, Options};
     let tmp = tempfile::tempdir().expect("tempdir");
-    let hand = Hand { from_ms: 10_000.0, to_ms: f64::INFINITY, slide_ms: 500.0, rest_ms: 1500.0, period_ms: 4000.0, seed: 1 };
+    let hand = Hand::every_four_seconds(1);
     let mut failures = Vec::new();
     for name in ["focus-p1-a", "focus-p1-b", "focus-p1-brows-a", "focus-p1-c", "focus-p2-a", "focus-p2-brows-b"] {
         let Some(dir) = shared(name) else { return };

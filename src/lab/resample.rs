@@ -150,6 +150,13 @@ pub struct Hand {
 }
 
 impl Hand {
+    /// The hand of `facemouse resample --hand SEED`: from 10 s on, every 4 s,
+    /// it slides in for 0.5 s, rests 1.5 s and slides out.
+    #[must_use]
+    pub fn every_four_seconds(seed: u64) -> Self {
+        Self { from_ms: 10_000.0, to_ms: f64::INFINITY, slide_ms: 500.0, rest_ms: 1500.0, period_ms: 4000.0, seed }
+    }
+
     /// Where the hand's centre is across the face at `t_ms`, in eye
     /// distances from the point between the eyes (image x), or `None` when
     /// it is away.
