@@ -115,24 +115,6 @@ impl GenericEyes {
             if fits[k]
                 && let Some(m) = ncc::search_map(gray, &self.tmpl[k], found[k], reach, reach, &mut self.result)?
             {
-                // The other side's generic eye, mirrored, is a second
-                // generic eye for this side. Where it is more like the eye
-                // than this side's and places it elsewhere, that place is
-                // one more candidate for the pair check below: the
-                // portrait's eye of this side is one eye's shape, and on a
-                // narrow, shadowed eye (zju-s03's left) it matched best at
-                // the inner corner, 0.15 eye distances from the eye's
-                // centre, where the other one, mirrored, matched better at
-                // the centre (and the pair then mirrored 0.84).
-                let mut other_eye = None;
-                if fits[1 - k]
-                    && let Some(o) = ncc::search(gray, &self.mirrored[k], found[k], reach, reach, &mut self.tmpl_result)?
-                    && o.score > m.score
-                    && dist(o.pos, m.pos) >= MIN_PEAK_SEPARATION * iod
-                {
-                    tracing::trace!("locate: eye {k} like the other side's generic eye at {:?} ({:.2}), not its own at {:?} ({:.2})", o.pos, o.score, m.pos, m.score);
-                    other_eye = Some(o);
-                }
                 // Other places nearly as like an eye (a glasses rim's edge
                 // above the eye), each refined as the best was.
                 for p in peaks(&self.result, m.score - PEAK_MARGIN, MIN_PEAK_SEPARATION * iod, MAX_PEAKS) {
@@ -144,7 +126,23 @@ impl GenericEyes {
                     }
                 }
                 candidates[k].insert(0, m);
-                candidates[k].extend(other_eye);
+                // The other side's generic eye, mirrored, is a second
+                // generic eye for this side. Where it is more like the eye
+                // than this side's and places it elsewhere, that place is
+                // one more candidate for the pair check below: the
+                // portrait's eye of this side is one eye's shape, and on a
+                // narrow, shadowed eye (zju-s03's left) it matched best at
+                // the inner corner, 0.15 eye distances from the eye's
+                // centre, where the other one, mirrored, matched better at
+                // the centre (and the pair then mirrored 0.84).
+                if fits[1 - k]
+                    && let Some(o) = ncc::search(gray, &self.mirrored[k], found[k], reach, reach, &mut self.tmpl_result)?
+                    && o.score > m.score
+                    && dist(o.pos, m.pos) >= MIN_PEAK_SEPARATION * iod
+                {
+                    tracing::trace!("locate: eye {k} like the other side's generic eye at {:?} ({:.2}), not its own at {:?} ({:.2})", o.pos, o.score, m.pos, m.score);
+                    candidates[k].push(o);
+                }
                 found[k] = m.pos;
                 self.last_scores[k] = m.score;
             }
