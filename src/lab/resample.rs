@@ -193,22 +193,13 @@ impl Hand {
         let mid = [f64::midpoint(le[0], re[0]), f64::midpoint(le[1], re[1])];
         let (w, h) = (img.cols(), img.rows());
         // The skin: the cheek below the point between the eyes, a little brighter.
-        let mut skin = [0.0f64; 3];
         let (cx, cy, q) = (mid[0].round() as i32, (mid[1] + 0.7 * iod).round() as i32, ((0.15 * iod).round() as i32).max(2));
-        let mut n = 0.0;
-        for y in (cy - q).max(0)..(cy + q).min(h) {
-            for x in (cx - q).max(0)..(cx + q).min(w) {
-                let p = img.at_2d::<opencv::core::Vec3b>(y, x)?;
-                for c in 0..3 {
-                    skin[c] += f64::from(p[c]);
-                }
-                n += 1.0;
-            }
-        }
-        if n == 0.0 {
+        let (x0, y0) = ((cx - q).max(0), (cy - q).max(0));
+        let (x1, y1) = ((cx + q).min(w), (cy + q).min(h));
+        if x1 <= x0 || y1 <= y0 {
             return Ok(());
         }
-        let skin = skin.map(|v| v / n * 1.1);
+        let skin = crate::lab::synth::mean_bgr(img, opencv::core::Rect::new(x0, y0, x1 - x0, y1 - y0))?.map(|v| v * 1.1);
         let (hw, hh) = (2.6 * iod, 1.5 * iod);
         let (x0, y0) = (mid[0] + x * iod - hw / 2.0, mid[1] + 0.15 * iod - hh / 2.0);
         let mut rng = crate::lab::synth::Rng::new(self.seed ^ (t_ms.to_bits() >> 8));

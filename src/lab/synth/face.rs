@@ -16,7 +16,8 @@ pub struct FaceAsset {
     pub landmarks: PhotoLandmarks,
 }
 
-fn mean_bgr(img: &Mat, rect: Rect) -> Result<[f64; 3], opencv::Error> {
+/// The mean colour of `rect` in the BGR `img`.
+pub(crate) fn mean_bgr(img: &Mat, rect: Rect) -> Result<[f64; 3], opencv::Error> {
     let m = opencv::core::mean_def(&Mat::roi(img, rect)?)?;
     Ok([m[0], m[1], m[2]])
 }

@@ -28,6 +28,7 @@ use opencv::prelude::*;
 use opencv::videoio::{self, VideoWriter};
 
 pub use face::FaceAsset;
+pub(crate) use face::mean_bgr;
 pub use crate::head3d::{Head3d, View as HeadView, pivot as head_pivot, project as head_project};
 pub use turn::Turn;
 pub use crate::face_model::{ASTRONAUT_LANDMARKS, PhotoLandmarks, default_photo};
