@@ -505,12 +505,6 @@ fn clicks(records: &[facemouse::trace::TraceRecord]) -> Vec<f64> {
     records.iter().filter(|r| r.events.iter().any(|e| matches!(e, Event::ClickLeft | Event::ClickRight | Event::ClickMiddle | Event::ClickDouble))).map(|r| r.t_ms).collect()
 }
 
-/// How far the pointer travelled over a trace (screen pixels).
-fn pointer_path(records: &[facemouse::trace::TraceRecord]) -> f64 {
-    let points: Vec<_> = records.iter().filter_map(|r| r.pointer).collect();
-    points.windows(2).map(|w| facemouse::events::dist(w[0], w[1])).sum()
-}
-
 /// A hand comes over p2's face at once, textured, half way through a
 /// raise she holds (focus-p2-brows-b, 20.0 s): the covered frame says
 /// nothing of the brows. Taken as a new look of the eyes, it let the raise
@@ -550,7 +544,8 @@ fn a_hand_passing_over_the_face_clicks_nothing_and_leaves_the_pointer_alone() {
         let (_, covered, _) = run_resampled(tmp.path(), &dir, &format!("{name}-hand"), &Options { hand: Some(&hand), ..Options::default() });
         let meant = clicks(&plain);
         let stray: Vec<f64> = clicks(&covered).into_iter().filter(|t| !meant.iter().any(|m| (m - t).abs() <= 500.0)).collect();
-        let (without, with) = (pointer_path(&plain), pointer_path(&covered));
+        let path = |run: &[facemouse::trace::TraceRecord]| crate::common::pointer_path(run.iter().filter_map(|r| r.pointer));
+        let (without, with) = (path(&plain), path(&covered));
         eprintln!("{name}: pointer path {without:.0} px without the hand, {with:.0} px with it; clicks not meant {stray:?}");
         if !stray.is_empty() || with > 1.5 * without + 300.0 {
             failures.push(format!("{name}: clicks not meant {stray:?}, pointer path {with:.0} px against {without:.0} px"));

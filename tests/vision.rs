@@ -960,9 +960,7 @@ fn a_hand_passing_over_a_generated_face_acts_on_nothing_and_leaves_the_pointer_a
         hand.draw(img, row.le, row.re, t).expect("the hand");
         eyes_of(row)
     });
-    let path = |run: &[(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)]| -> f64 {
-        run.windows(2).filter_map(|w| Some(facemouse::events::dist(w[0].0.pointer?, w[1].0.pointer?))).sum()
-    };
+    let path = |run: &[(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)]| crate::common::pointer_path(run.iter().filter_map(|f| f.0.pointer));
     let acts = |run: &[(facemouse::trace::TraceRecord, [facemouse::events::Point; 2], bool)]| -> Vec<f64> { run.iter().filter(|f| f.2).map(|f| f.0.t_ms).collect() };
     let meant = acts(&plain);
     let stray: Vec<f64> = acts(&covered).into_iter().filter(|t| !meant.iter().any(|m| (m - t).abs() <= 500.0)).collect();

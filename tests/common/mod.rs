@@ -1,7 +1,7 @@
 //! What the tests on a real X display share: a private Xvfb for each test
 //! (on a display number the server picks itself, so tests run side by
 //! side), a profile to start with, the `facemouse` binary on that display,
-//! and xdotool.
+//! and xdotool; and what the vision tests share.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -119,4 +119,10 @@ pub fn openbox(x: &Xvfb) -> Option<Child> {
     };
     std::thread::sleep(Duration::from_millis(800));
     Some(wm)
+}
+
+/// How far the pointer travelled through `points` (screen pixels).
+pub fn pointer_path(points: impl IntoIterator<Item = facemouse::events::Point>) -> f64 {
+    let points: Vec<_> = points.into_iter().collect();
+    points.windows(2).map(|w| facemouse::events::dist(w[0], w[1])).sum()
 }
